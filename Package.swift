@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+// flowspec: integration-flow specs → state-machine model → lint, documentation site, conformance check.
+import PackageDescription
+
+let package = Package(
+    name: "flowspec",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "flowspec", targets: ["flowspec"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+    ],
+    targets: [
+        // C libraries from Debian: libcmark-gfm-dev + libcmark-gfm-extensions-dev, libssl-dev.
+        .systemLibrary(
+            name: "CCmarkGFM",
+            pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // Core: no NIO anywhere below this line, so these build and test in seconds.
+        .target(name: "FlowModel"),
+        .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"]),
+        .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser"]),
+        .target(
+            name: "FlowSite",
+            dependencies: [
+                "FlowModel", "FlowParser",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        // JOSE by hand on OpenSSL's EVP API: the checker must emit byte-exact malformed tokens.
+        .target(name: "JOSE", dependencies: ["COpenSSL"]),
+
+        .target(
+            name: "FlowCLI",
+            dependencies: [
+                "FlowModel", "FlowParser", "FlowLint", "FlowSite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "flowspec", dependencies: ["FlowCLI"]),
+
+        .testTarget(name: "FlowModelTests", dependencies: ["FlowModel"]),
+        .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel"]),
+        .testTarget(name: "FlowSiteTests", dependencies: ["FlowSite", "FlowParser", "FlowModel"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
+        .testTarget(
+            name: "FlowLintTests",
+            dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowCLI"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

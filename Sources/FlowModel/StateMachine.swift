@@ -1,0 +1,236 @@
+/// The flow as a state machine: states are step numbers, transitions come from alternates or
+/// from "go to the next step", and paths end in outcomes.
+///
+/// Built from a `Flow` without judging it: dangling targets and duplicates are kept as they
+/// are so the linter can report them. For a flow that lints clean it is a well-formed machine.
+public struct StateMachine: Sendable, Hashable {
+    /// One edge: from a step, along an alternate (or the implicit "next"), to a target.
+    public struct Transition: Hashable, Sendable, Codable {
+        public var from: Int
+        /// The alternate's label; nil for the implicit transition to the next step.
+        public var label: String?
+        public var target: Target
+        /// Index in the step's `alternates`, nil for the implicit transition.
+        public var alternateIndex: Int?
+
+        public init(from: Int, label: String?, target: Target, alternateIndex: Int?) {
+            self.from = from
+            self.label = label
+            self.target = target
+            self.alternateIndex = alternateIndex
+        }
+    }
+
+    /// Step numbers in ascending order, each once (the first definition wins for duplicates).
+    public let states: [Int]
+    /// The first step (lowest number), nil for a flow without steps.
+    public let start: Int?
+    private let outgoing: [Int: [Transition]]
+
+    public init(flow: Flow) {
+        var seen = Set<Int>()
+        var firstSteps: [Step] = []
+        for step in flow.steps where seen.insert(step.number).inserted {
+            firstSteps.append(step)
+        }
+        let numbers = firstSteps.map(\.number).sorted()
+        states = numbers
+        start = numbers.first
+        var outgoing: [Int: [Transition]] = [:]
+        for step in firstSteps {
+            if step.alternates.isEmpty {
+                let next = numbers.first { $0 > step.number }
+                let target: Target = next.map { .step($0) } ?? .end(.success)
+                outgoing[step.number] = [Transition(from: step.number, label: nil, target: target, alternateIndex: nil)]
+            } else {
+                outgoing[step.number] = step.alternates.enumerated().map { index, alternate in
+                    Transition(from: step.number, label: alternate.label, target: alternate.target, alternateIndex: index)
+                }
+            }
+        }
+        self.outgoing = outgoing
+    }
+
+    public func transitions(from state: Int) -> [Transition] { outgoing[state] ?? [] }
+
+    /// Every transition, ordered by source step then alternate order.
+    public var allTransitions: [Transition] { states.flatMap { transitions(from: $0) } }
+
+    /// Outcomes any path can end with, sorted.
+    public var outcomes: [Outcome] {
+        Array(Set(allTransitions.compactMap { transition -> Outcome? in
+            if case .end(let outcome) = transition.target { return outcome }
+            return nil
+        })).sorted()
+    }
+
+    /// States reachable from the start (including it).
+    public func reachableStates() -> Set<Int> {
+        guard let start else { return [] }
+        var seen: Set<Int> = [start]
+        var queue = [start]
+        while let state = queue.popLast() {
+            for transition in transitions(from: state) {
+                if case .step(let next) = transition.target, outgoing[next] != nil, seen.insert(next).inserted {
+                    queue.append(next)
+                }
+            }
+        }
+        return seen
+    }
+
+    /// States from which some path reaches an end.
+    public func statesReachingEnd() -> Set<Int> {
+        var good = Set<Int>()
+        var changed = true
+        while changed {
+            changed = false
+            for state in states where !good.contains(state) {
+                let reachesEnd = transitions(from: state).contains { transition in
+                    switch transition.target {
+                    case .end: return true
+                    case .step(let next): return good.contains(next)
+                    }
+                }
+                if reachesEnd {
+                    good.insert(state)
+                    changed = true
+                }
+            }
+        }
+        return good
+    }
+
+    /// States from which `target` can be reached in one or more transitions.
+    public func predecessors(of target: Int) -> Set<Int> {
+        var result = Set<Int>()
+        var queue = [target]
+        while let state = queue.popLast() {
+            for source in states where !result.contains(source) {
+                if transitions(from: source).contains(where: { $0.target == .step(state) }) {
+                    result.insert(source)
+                    queue.append(source)
+                }
+            }
+        }
+        return result
+    }
+
+    // MARK: Scenarios
+
+    /// Paths the checker runs: every transition is taken at least once, each path is as short
+    /// as possible (so loops are entered once and left, never unrolled), and the result is
+    /// deterministic. Transitions that cannot be part of a complete path (unreachable, or
+    /// leading nowhere) are skipped; lint reports those.
+    public func scenarios(flowID: String) -> [Scenario] {
+        guard let start else { return [] }
+        var paths: [[Transition]] = []
+        var covered = Set<Transition>()
+        for transition in allTransitions where !covered.contains(transition) {
+            guard let prefix = shortestPath(from: start, to: transition.from),
+                  let suffix = completion(after: transition) else { continue }
+            let path = prefix + [transition] + suffix
+            if paths.contains(path) { continue }
+            paths.append(path)
+            covered.formUnion(path)
+        }
+        return paths.enumerated().map { index, path in
+            let outcome: Outcome
+            if case .end(let end) = path.last?.target { outcome = end } else { outcome = .failure }
+            return Scenario(flowID: flowID, index: index + 1, transitions: path, outcome: outcome)
+        }
+    }
+
+    /// Shortest list of transitions leading from `source` to arriving at `target`.
+    private func shortestPath(from source: Int, to target: Int) -> [Transition]? {
+        if source == target { return [] }
+        var previous: [Int: Transition] = [:]
+        var queue = [source]
+        var visited: Set<Int> = [source]
+        var head = 0
+        while head < queue.count {
+            let state = queue[head]
+            head += 1
+            for transition in transitions(from: state) {
+                guard case .step(let next) = transition.target, outgoing[next] != nil, !visited.contains(next) else { continue }
+                visited.insert(next)
+                previous[next] = transition
+                if next == target {
+                    var path: [Transition] = []
+                    var cursor = target
+                    while let edge = previous[cursor] {
+                        path.append(edge)
+                        cursor = edge.from
+                        if cursor == source { break }
+                    }
+                    return path.reversed()
+                }
+                queue.append(next)
+            }
+        }
+        return nil
+    }
+
+    /// Shortest continuation from the target of `transition` to an end.
+    private func completion(after transition: Transition) -> [Transition]? {
+        switch transition.target {
+        case .end:
+            return []
+        case .step(let next):
+            guard outgoing[next] != nil else { return nil }
+            var previous: [Int: Transition] = [:]
+            var queue = [next]
+            var visited: Set<Int> = [next]
+            var head = 0
+            while head < queue.count {
+                let state = queue[head]
+                head += 1
+                for edge in transitions(from: state) {
+                    switch edge.target {
+                    case .end:
+                        var path = [edge]
+                        var cursor = state
+                        while cursor != next, let back = previous[cursor] {
+                            path.append(back)
+                            cursor = back.from
+                        }
+                        return path.reversed()
+                    case .step(let following):
+                        guard outgoing[following] != nil, !visited.contains(following) else { continue }
+                        visited.insert(following)
+                        previous[following] = edge
+                        queue.append(following)
+                    }
+                }
+            }
+            return nil
+        }
+    }
+}
+
+/// One path through a flow from its first step to an outcome: what `check` executes once.
+public struct Scenario: Hashable, Sendable, Codable, Identifiable {
+    public var flowID: String
+    /// 1-based position in the flow's deterministic scenario list.
+    public var index: Int
+    public var transitions: [StateMachine.Transition]
+    public var outcome: Outcome
+
+    public init(flowID: String, index: Int, transitions: [StateMachine.Transition], outcome: Outcome) {
+        self.flowID = flowID
+        self.index = index
+        self.transitions = transitions
+        self.outcome = outcome
+    }
+
+    /// `flow-id/path-2`: stable across runs, used by `--case`, reports and sharding.
+    public var id: String { "\(flowID)/path-\(index)" }
+
+    /// Step numbers visited, in order (a step visited twice appears twice).
+    public var steps: [Int] { transitions.map(\.from) }
+
+    /// The alternates taken, as "step: label", for reports.
+    public var choices: [String] {
+        transitions.compactMap { transition in transition.label.map { "\(transition.from): \($0)" } }
+    }
+}

@@ -1,0 +1,164 @@
+/// One numbered step: a state of the flow's state machine.
+public struct Step: Hashable, Sendable, Codable {
+    /// The number written in the heading; the state's identity.
+    public var number: Int
+    public var title: String
+    /// Actor ids from the actors line `from → to`; empty when the line is missing.
+    public var from: String
+    public var to: String
+    /// Branches out of this step. Empty means "go to the next number" (or end with success
+    /// after the last step).
+    public var alternates: [Alternate]
+    /// The HTTP request a client sends to the backend in this step, with its expectations.
+    public var exchange: Exchange?
+    /// The step's prose, without the actors line, the alternates and the http/expect blocks.
+    public var prose: Markdown
+    /// The heading `### N. title`.
+    public var location: SourceLocation
+    /// Position of the number inside the heading, for diagnostics about the number.
+    public var numberLocation: SourceLocation
+    /// The actors line, when present.
+    public var actorsLocation: SourceLocation?
+    public var fromLocation: SourceLocation?
+    public var toLocation: SourceLocation?
+
+    public init(
+        number: Int,
+        title: String,
+        from: String,
+        to: String,
+        alternates: [Alternate] = [],
+        exchange: Exchange? = nil,
+        prose: Markdown,
+        location: SourceLocation,
+        numberLocation: SourceLocation? = nil,
+        actorsLocation: SourceLocation? = nil,
+        fromLocation: SourceLocation? = nil,
+        toLocation: SourceLocation? = nil
+    ) {
+        self.number = number
+        self.title = title
+        self.from = from
+        self.to = to
+        self.alternates = alternates
+        self.exchange = exchange
+        self.prose = prose
+        self.location = location
+        self.numberLocation = numberLocation ?? location
+        self.actorsLocation = actorsLocation
+        self.fromLocation = fromLocation
+        self.toLocation = toLocation
+    }
+
+    /// Stable anchor used by the site (`#step-6`) and by reports.
+    public var anchor: String { "step-\(number)" }
+
+    /// `from == to`: the actor does something by itself (drawn as a self-message).
+    public var isInternal: Bool { !from.isEmpty && from == to }
+}
+
+/// A branch out of a step: "condition label → target".
+public struct Alternate: Hashable, Sendable, Codable {
+    /// The condition, in the spec's language ("Authentication failed", "Nếu từ chối").
+    public var label: String
+    public var target: Target
+    public var location: SourceLocation
+    /// Where the target (`5`, `end: cancelled`) was written.
+    public var targetLocation: SourceLocation
+
+    public init(label: String, target: Target, location: SourceLocation, targetLocation: SourceLocation? = nil) {
+        self.label = label
+        self.target = target
+        self.location = location
+        self.targetLocation = targetLocation ?? location
+    }
+}
+
+/// Where a transition leads: another step or the end of the flow with an outcome.
+public enum Target: Hashable, Sendable, Codable, CustomStringConvertible {
+    case step(Int)
+    case end(Outcome)
+
+    public var description: String {
+        switch self {
+        case .step(let number): "\(number)"
+        case .end(let outcome): "end: \(outcome.rawValue)"
+        }
+    }
+}
+
+/// How a path through the flow ends. `success`, `failure` and `cancelled` are the common ones;
+/// any word is allowed (`locked`, `registration-required`…).
+public struct Outcome: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public static let success = Outcome("success")
+    public static let failure = Outcome("failure")
+    public static let cancelled = Outcome("cancelled")
+
+    public var description: String { rawValue }
+    public static func < (lhs: Outcome, rhs: Outcome) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public init(from decoder: Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// How `check` treats a step, derived from the roles of its two actors.
+public enum StepKind: String, Hashable, Sendable, Codable {
+    /// Client → backend with an `http` block: sent, and its `expect` checked.
+    case request
+    /// Client → backend without an `http` block: nothing to send. Reported as not executable.
+    case undescribedRequest
+    /// Backend → client: the answer to an earlier request, checked by that request's `expect`.
+    case response
+    /// Backend → provider (code exchange, revoke): observed at the mock provider.
+    case providerCall
+    /// Provider → backend (token response, server-to-server notification).
+    case providerMessage
+    /// Person or client ↔ provider: simulated by the mock provider (accept, deny, fail).
+    case providerInteraction
+    /// Between a person and a client, or a person and anything but the provider: UI only,
+    /// reported as not executable, never as passed.
+    case ui
+    /// An actor alone (`backend → backend`): internal work, verified only through its effects.
+    case `internal`
+    /// An actor is missing or undeclared; lint reports it.
+    case unknown
+
+    public init(from: ActorRole?, to: ActorRole?, hasExchange: Bool) {
+        guard let from, let to else { self = .unknown; return }
+        switch (from, to) {
+        case (.client, .backend), (.person, .backend):
+            self = hasExchange ? .request : .undescribedRequest
+        case (.backend, .client), (.backend, .person):
+            self = .response
+        case (.backend, .provider):
+            self = .providerCall
+        case (.provider, .backend):
+            self = .providerMessage
+        case (.person, .provider), (.provider, .person), (.client, .provider), (.provider, .client),
+             (.provider, .provider):
+            self = .providerInteraction
+        case (.backend, .backend):
+            self = .internal
+        case (.client, .client), (.person, .person), (.person, .client), (.client, .person):
+            self = .ui
+        }
+    }
+
+    /// Whether `check` can produce a pass/fail verdict for the step itself.
+    public var isExecutable: Bool {
+        switch self {
+        case .request, .providerCall, .providerMessage, .providerInteraction: true
+        case .undescribedRequest, .response, .ui, .internal, .unknown: false
+        }
+    }
+}

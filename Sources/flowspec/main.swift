@@ -1,0 +1,2 @@
+import FlowCLI
+FlowspecCommand.main()
