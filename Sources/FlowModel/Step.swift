@@ -65,12 +65,27 @@ public struct Alternate: Hashable, Sendable, Codable {
     public var location: SourceLocation
     /// Where the target (`5`, `end: cancelled`) was written.
     public var targetLocation: SourceLocation
+    /// A branch-specific exchange (fenced `http`/`expect` blocks nested in the list item): how
+    /// the checker drives the backend down this branch. Either block may be omitted, in which
+    /// case the step's own block is used. Nil when the item has neither.
+    public var exchange: Exchange?
+    /// Prose nested in the list item, kept for the site.
+    public var note: Markdown?
 
-    public init(label: String, target: Target, location: SourceLocation, targetLocation: SourceLocation? = nil) {
+    public init(
+        label: String,
+        target: Target,
+        location: SourceLocation,
+        targetLocation: SourceLocation? = nil,
+        exchange: Exchange? = nil,
+        note: Markdown? = nil
+    ) {
         self.label = label
         self.target = target
         self.location = location
         self.targetLocation = targetLocation ?? location
+        self.exchange = exchange
+        self.note = note
     }
 }
 
