@@ -65,10 +65,11 @@ public struct Alternate: Hashable, Sendable, Codable {
     public var location: SourceLocation
     /// Where the target (`5`, `end: cancelled`) was written.
     public var targetLocation: SourceLocation
-    /// A branch-specific exchange (fenced `http`/`expect` blocks nested in the list item): how
-    /// the checker drives the backend down this branch. Either block may be omitted, in which
-    /// case the step's own block is used. Nil when the item has neither.
-    public var exchange: Exchange?
+    /// A branch-specific request (fenced `http` block nested in the list item): how the checker
+    /// drives the backend down this branch. Nil means the step's own request is used.
+    public var request: RequestTemplate?
+    /// A branch-specific `expect` block: what the backend answers on this branch.
+    public var expectation: Expectation?
     /// Prose nested in the list item, kept for the site.
     public var note: Markdown?
 
@@ -77,14 +78,16 @@ public struct Alternate: Hashable, Sendable, Codable {
         target: Target,
         location: SourceLocation,
         targetLocation: SourceLocation? = nil,
-        exchange: Exchange? = nil,
+        request: RequestTemplate? = nil,
+        expectation: Expectation? = nil,
         note: Markdown? = nil
     ) {
         self.label = label
         self.target = target
         self.location = location
         self.targetLocation = targetLocation ?? location
-        self.exchange = exchange
+        self.request = request
+        self.expectation = expectation
         self.note = note
     }
 }
