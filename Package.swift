@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C libraries from Debian: libcmark-gfm-dev + libcmark-gfm-extensions-dev, libssl-dev.
@@ -40,10 +42,21 @@ let package = Package(
         // JOSE by hand on OpenSSL's EVP API: the checker must emit byte-exact malformed tokens.
         .target(name: "JOSE", dependencies: ["COpenSSL"]),
 
+        // Servers from here on: the mock identity provider (flowspec plays Apple) and the
+        // spec-driven mock backend.
+        .target(
+            name: "FlowMocks",
+            dependencies: [
+                "FlowModel", "JOSE",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         .target(
             name: "FlowCLI",
             dependencies: [
-                "FlowModel", "FlowParser", "FlowLint", "FlowSite",
+                "FlowModel", "FlowParser", "FlowLint", "FlowSite", "FlowMocks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -53,6 +66,13 @@ let package = Package(
         .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel"]),
         .testTarget(name: "FlowSiteTests", dependencies: ["FlowSite", "FlowParser", "FlowModel"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
+        .testTarget(
+            name: "FlowMocksTests",
+            dependencies: [
+                "FlowMocks", "FlowModel", "JOSE",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(
             name: "FlowLintTests",
             dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowCLI"],

@@ -1,0 +1,6 @@
+import Testing
+@testable import FlowMocks
+
+@Test func issuerIsApple() {
+    #expect(FlowMocks.appleIssuer == "https://appleid.apple.com")
+}
