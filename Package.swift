@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
@@ -53,10 +54,19 @@ let package = Package(
             ]
         ),
 
+        // The checker: planner, runner, token suite, verdicts and reports. Live backends via AHC.
+        .target(
+            name: "FlowCheck",
+            dependencies: [
+                "FlowModel", "FlowMocks", "JOSE",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+
         .target(
             name: "FlowCLI",
             dependencies: [
-                "FlowModel", "FlowParser", "FlowLint", "FlowSite", "FlowMocks",
+                "FlowModel", "FlowParser", "FlowLint", "FlowSite", "FlowMocks", "FlowCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -66,6 +76,11 @@ let package = Package(
         .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel"]),
         .testTarget(name: "FlowSiteTests", dependencies: ["FlowSite", "FlowParser", "FlowModel"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
+        .testTarget(
+            name: "FlowCheckTests",
+            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI"],
+            resources: [.copy("Fixtures")]
+        ),
         .testTarget(
             name: "FlowMocksTests",
             dependencies: [
