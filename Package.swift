@@ -36,10 +36,17 @@ let package = Package(
         .target(
             name: "FlowSite",
             dependencies: [
-                "FlowModel", "FlowParser",
+                "FlowModel", "FlowParser", "FlowLint",
                 .product(name: "Mustache", package: "swift-mustache"),
-            ]
+                .product(name: "Yams", package: "Yams"),
+            ],
+            // The default theme is embedded in the binary by EmbedThemePlugin (no resource bundle
+            // to ship beside the executable on Linux).
+            exclude: ["Theme"],
+            plugins: ["EmbedThemePlugin"]
         ),
+        .executableTarget(name: "FlowSiteEmbedTheme", path: "Plugins/FlowSiteEmbedTheme"),
+        .plugin(name: "EmbedThemePlugin", capability: .buildTool(), dependencies: ["FlowSiteEmbedTheme"]),
         // JOSE by hand on OpenSSL's EVP API: the checker must emit byte-exact malformed tokens.
         .target(name: "JOSE", dependencies: ["COpenSSL"]),
 
@@ -74,7 +81,7 @@ let package = Package(
 
         .testTarget(name: "FlowModelTests", dependencies: ["FlowModel"]),
         .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel"]),
-        .testTarget(name: "FlowSiteTests", dependencies: ["FlowSite", "FlowParser", "FlowModel"]),
+        .testTarget(name: "FlowSiteTests", dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",

@@ -1,1 +1,1 @@
-public enum FlowSitePlaceholder {}
+public enum FlowSitePlaceholder { static var n: Int { EmbeddedTheme.files.count } }
