@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// The root command. Each subcommand lives in its own file and hands off to a library type.
-public struct FlowspecCommand: ParsableCommand {
+public struct FlowspecCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "flowspec",
         abstract: "Integration-flow specs as the single source of truth: lint them, publish them, check a backend against them.",

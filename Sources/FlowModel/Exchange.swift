@@ -10,7 +10,7 @@ public struct Exchange: Hashable, Sendable, Codable {
     }
 
     /// Every `{{name}}` the exchange uses, in order of appearance.
-    public var references: [VariableReference] { request.references }
+    public var references: [VariableReference] { request.references + (expectation?.references ?? []) }
 }
 
 /// An HTTP request with `{{variable}}` placeholders, as written in an `http` block:
@@ -96,6 +96,8 @@ public struct Expectation: Hashable, Sendable, Codable {
     public var json: [JSONAssertion]
     /// Values taken from the response for later steps (`{{name}}`).
     public var captures: [Capture]
+    /// Placeholders used in expected values.
+    public var references: [VariableReference]
     /// The opening fence of the `expect` block.
     public var location: SourceLocation
 
@@ -104,12 +106,14 @@ public struct Expectation: Hashable, Sendable, Codable {
         headers: [HeaderExpectation] = [],
         json: [JSONAssertion] = [],
         captures: [Capture] = [],
+        references: [VariableReference] = [],
         location: SourceLocation
     ) {
         self.status = status
         self.headers = headers
         self.json = json
         self.captures = captures
+        self.references = references
         self.location = location
     }
 }

@@ -1,2 +1,3 @@
 import FlowCLI
-FlowspecCommand.main()
+
+await FlowspecCommand.main()

@@ -1,0 +1,151 @@
+import FlowModel
+import FlowParser
+import Foundation
+
+/// The result of linting a set of specs: the flows that parsed (in path order) and every
+/// finding, sorted for output.
+public struct LintRun: Sendable {
+    public var flows: [Flow]
+    public var diagnostics: [Diagnostic]
+    /// Files that were examined, in order.
+    public var files: [String]
+
+    public init(flows: [Flow], diagnostics: [Diagnostic], files: [String]) {
+        self.flows = flows
+        self.diagnostics = diagnostics
+        self.files = files
+    }
+
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+    public var hasUnusableInput: Bool { diagnostics.contains { $0.isUnusableInput && $0.severity == .error } }
+
+    /// 0 clean (warnings allowed unless `strict`), 1 errors, 2 unusable input.
+    public func exitCode(strict: Bool) -> Int32 {
+        if hasUnusableInput { return 2 }
+        if hasErrors { return 1 }
+        if strict, diagnostics.contains(where: { $0.severity == .warning }) { return 1 }
+        return 0
+    }
+}
+
+/// Parses specs and runs every rule over them. Findings are values; nothing is thrown.
+public struct Linter: Sendable {
+    static let flowRules: [any FlowRule] = [
+        StepNumbersRule(), ActorsRule(), TransitionsRule(), VariablesRule(), ExchangesRule(), TokenRulesRule(),
+    ]
+    static let corpusRules: [any CorpusRule] = [UniqueIDsRule(), TranslationRule()]
+
+    /// Every code any rule or the parser can emit, for the documentation test.
+    public static var ruleCodes: [String] {
+        (flowRules.flatMap { type(of: $0).codes } + corpusRules.flatMap { type(of: $0).codes }).sorted()
+    }
+
+    public let parser: SpecParser
+
+    public init(parser: SpecParser = SpecParser()) {
+        self.parser = parser
+    }
+
+    /// Lints files and directories (searched recursively for `*.md`, sorted, hidden entries
+    /// and `_build` output skipped).
+    public func lint(paths: [String]) -> LintRun {
+        var diagnostics: [Diagnostic] = []
+        let files = SpecFiles.expand(paths, diagnostics: &diagnostics)
+        let results = parseAll(files)
+        var flows: [Flow] = []
+        for result in results {
+            diagnostics += result.diagnostics
+            if let flow = result.flow { flows.append(flow) }
+        }
+        diagnostics += lint(flows: flows)
+        return LintRun(flows: flows, diagnostics: diagnostics.sortedForOutput(), files: files)
+    }
+
+    /// Lints source text that is not on disk (tests, editors).
+    public func lint(sources: [(file: String, text: String)]) -> LintRun {
+        var diagnostics: [Diagnostic] = []
+        var flows: [Flow] = []
+        for source in sources {
+            let result = parser.parse(bytes: Array(source.text.utf8), file: source.file)
+            diagnostics += result.diagnostics
+            if let flow = result.flow { flows.append(flow) }
+        }
+        diagnostics += lint(flows: flows)
+        return LintRun(flows: flows, diagnostics: diagnostics.sortedForOutput(), files: sources.map(\.file))
+    }
+
+    /// Semantic rules over already-parsed flows.
+    public func lint(flows: [Flow]) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for flow in flows {
+            let context = RuleContext(flow: flow)
+            for rule in Self.flowRules { rule.check(context, into: &diagnostics) }
+        }
+        for rule in Self.corpusRules { rule.check(flows, into: &diagnostics) }
+        return diagnostics
+    }
+
+    /// Parses files on all cores; results come back in file order.
+    private func parseAll(_ files: [String]) -> [ParseResult] {
+        let parser = self.parser
+        let results = ResultSlots(count: files.count)
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            results.set(index, parser.parse(fileAt: files[index]))
+        }
+        return results.values
+    }
+}
+
+/// Fixed slots written once each from concurrent iterations.
+private final class ResultSlots: @unchecked Sendable {
+    private var slots: [ParseResult?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: ParseResult) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+
+    var values: [ParseResult] { slots.map { $0! } }
+}
+
+/// Turns command-line paths into the list of spec files.
+public enum SpecFiles {
+    public static func expand(_ paths: [String], diagnostics: inout [Diagnostic]) -> [String] {
+        var files: [String] = []
+        let manager = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                diagnostics.append(Diagnostic(code: "FS003", severity: .error, location: .start(of: path), message: "no such file or directory"))
+                continue
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            var found: [String] = []
+            if let enumerator = manager.enumerator(atPath: path) {
+                while let relative = enumerator.nextObject() as? String {
+                    let name = (relative as NSString).lastPathComponent
+                    if name.hasPrefix(".") || name == "_build" || name == "node_modules" {
+                        enumerator.skipDescendants()
+                        continue
+                    }
+                    if relative.hasSuffix(".md") {
+                        found.append(path.hasSuffix("/") ? path + relative : path + "/" + relative)
+                    }
+                }
+            }
+            if found.isEmpty {
+                diagnostics.append(Diagnostic(code: "FS005", severity: .error, location: .start(of: path),
+                                              message: "no *.md specs in this directory"))
+            }
+            files += found.sorted()
+        }
+        return files
+    }
+}

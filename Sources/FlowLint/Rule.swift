@@ -1,0 +1,58 @@
+import FlowModel
+
+/// What a rule sees of one flow: the flow and its state machine, built once.
+public struct RuleContext: Sendable {
+    public let flow: Flow
+    public let machine: StateMachine
+
+    public init(flow: Flow) {
+        self.flow = flow
+        self.machine = StateMachine(flow: flow)
+    }
+}
+
+/// A lint rule over one flow. Each rule lives in its own file with its messages beside it.
+protocol FlowRule: Sendable {
+    /// Codes this rule can emit, for documentation and tests.
+    static var codes: [String] { get }
+    func check(_ context: RuleContext, into diagnostics: inout [Diagnostic])
+}
+
+/// A lint rule over all the flows of a run (ids, translations).
+protocol CorpusRule: Sendable {
+    static var codes: [String] { get }
+    func check(_ flows: [Flow], into diagnostics: inout [Diagnostic])
+}
+
+extension Diagnostic {
+    static func error(_ code: String, _ location: SourceLocation, _ message: String, hint: String? = nil,
+                      related: [RelatedLocation] = []) -> Diagnostic {
+        Diagnostic(code: code, severity: .error, location: location, message: message, hint: hint, related: related)
+    }
+
+    static func warning(_ code: String, _ location: SourceLocation, _ message: String, hint: String? = nil,
+                        related: [RelatedLocation] = []) -> Diagnostic {
+        Diagnostic(code: code, severity: .warning, location: location, message: message, hint: hint, related: related)
+    }
+}
+
+/// A word within edit distance 2, for "did you mean" hints.
+func suggestion(for word: String, among candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+    let lowered = Array(word.lowercased())
+    return candidates.map { ($0, distance(lowered, Array($0.lowercased()))) }
+        .filter { $0.1 <= 2 && $0.1 < Swift.max(lowered.count, 1) }
+        .min { $0.1 < $1.1 }?.0
+}

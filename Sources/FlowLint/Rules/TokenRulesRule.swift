@@ -1,0 +1,35 @@
+import FlowModel
+
+/// FS501 unknown token rule id; FS503 a rule names a step that does not exist or sends no
+/// request; FS504 a rule names no step at all.
+struct TokenRulesRule: FlowRule {
+    static let codes = ["FS501", "FS503", "FS504"]
+
+    func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
+        let flow = context.flow
+        let known = TokenRuleKind.allCases.map(\.rawValue)
+        for rule in flow.tokenRules {
+            if rule.kind == nil {
+                let hint = suggestion(for: rule.id, among: known).map { "did you mean '\($0)'?" }
+                    ?? "known rules: \(known.joined(separator: ", "))"
+                diagnostics.append(.error("FS501", rule.location, "unknown token rule '\(rule.id)'", hint: hint))
+            }
+            guard let number = rule.step else {
+                diagnostics.append(.error("FS504", rule.location, "token rule '\(rule.id)' does not say which step submits the token",
+                                          hint: "write the step in the Token column of the first row: `\(rule.token.isEmpty ? "id_token" : rule.token) @ 6`"))
+                continue
+            }
+            guard let step = flow.step(number) else {
+                diagnostics.append(.error("FS503", rule.stepLocation ?? rule.location,
+                                          "token rule '\(rule.id)' names step \(number), which does not exist"))
+                continue
+            }
+            let sends = step.exchange != nil || step.alternates.contains { $0.request != nil }
+            if !sends {
+                diagnostics.append(.error("FS503", rule.stepLocation ?? rule.location,
+                                          "token rule '\(rule.id)' names step \(number), which sends no request",
+                                          hint: "name the step whose http block carries the \(rule.token)"))
+            }
+        }
+    }
+}

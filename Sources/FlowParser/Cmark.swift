@@ -1,0 +1,125 @@
+import CCmarkGFM
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// cmark-gfm's extensions registry is not thread-safe: register once, before any concurrency.
+/// A Swift global is initialised exactly once, thread-safely, on first use.
+private let registerExtensions: Void = {
+    cmark_gfm_core_extensions_ensure_registered()
+}()
+
+/// A parsed cmark-gfm document. Owns the parser and the node tree and frees both.
+/// Not Sendable: it lives inside one parse call.
+final class CmarkDocument {
+    private let parser: OpaquePointer
+    let root: CmarkNode
+
+    init(markdown: ArraySlice<UInt8>, options: Int32 = CMARK_OPT_SOURCEPOS) {
+        _ = registerExtensions
+        let parser: OpaquePointer = cmark_parser_new(options)
+        self.parser = parser
+        for name in ["table", "strikethrough", "autolink", "tasklist"] {
+            if let extensionPointer = cmark_find_syntax_extension(name) {
+                cmark_parser_attach_syntax_extension(parser, extensionPointer)
+            }
+        }
+        markdown.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    cmark_parser_feed(parser, $0, buffer.count)
+                }
+            }
+        }
+        root = CmarkNode(pointer: cmark_parser_finish(parser))
+    }
+
+    deinit {
+        cmark_node_free(root.pointer)
+        cmark_parser_free(parser)
+    }
+
+    /// Renders the whole document as HTML with the attached extensions.
+    func renderHTML(options: Int32) -> String {
+        let extensions = cmark_parser_get_syntax_extensions(parser)
+        guard let html = cmark_render_html(root.pointer, options, extensions) else { return "" }
+        defer { free(html) }
+        return String(cString: html)
+    }
+
+    func renderPlainText(options: Int32) -> String {
+        guard let text = cmark_render_plaintext(root.pointer, options, 0) else { return "" }
+        defer { free(text) }
+        return String(cString: text)
+    }
+}
+
+/// A borrowed node of a `CmarkDocument`; valid while the document lives.
+struct CmarkNode {
+    let pointer: OpaquePointer
+
+    /// The node's type name: `heading`, `paragraph`, `list`, `item`, `code_block`, `table`,
+    /// `table_header`, `table_row`, `table_cell`, `text`, `code`… Extension node types are
+    /// runtime values, so names are compared, not constants.
+    var type: String {
+        guard let name = cmark_node_get_type_string(pointer) else { return "" }
+        return String(cString: name)
+    }
+
+    var startLine: Int { Int(cmark_node_get_start_line(pointer)) }
+    var startColumn: Int { Int(cmark_node_get_start_column(pointer)) }
+    var endLine: Int { Int(cmark_node_get_end_line(pointer)) }
+    var endColumn: Int { Int(cmark_node_get_end_column(pointer)) }
+    var headingLevel: Int { Int(cmark_node_get_heading_level(pointer)) }
+
+    var literal: String? {
+        guard let text = cmark_node_get_literal(pointer) else { return nil }
+        return String(cString: text)
+    }
+
+    var fenceInfo: String? {
+        guard let text = cmark_node_get_fence_info(pointer) else { return nil }
+        return String(cString: text)
+    }
+
+    var isFenced: Bool { cmark_node_get_fenced(pointer, nil, nil, nil) != 0 }
+
+    var firstChild: CmarkNode? { cmark_node_first_child(pointer).map(CmarkNode.init) }
+    var next: CmarkNode? { cmark_node_next(pointer).map(CmarkNode.init) }
+
+    /// Direct children, in order.
+    var children: [CmarkNode] {
+        var result: [CmarkNode] = []
+        var child = firstChild
+        while let node = child {
+            result.append(node)
+            child = node.next
+        }
+        return result
+    }
+
+    /// Concatenated text of the node's inline descendants (text, code, line breaks as spaces),
+    /// gathered with cmark's iterator, never by recursion.
+    var plainText: String {
+        var out = ""
+        guard let iterator = cmark_iter_new(pointer) else { return out }
+        defer { cmark_iter_free(iterator) }
+        while true {
+            let event = cmark_iter_next(iterator)
+            if event == CMARK_EVENT_DONE { break }
+            guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
+            let child = CmarkNode(pointer: node)
+            switch child.type {
+            case "text", "code", "html_inline":
+                out += child.literal ?? ""
+            case "softbreak", "linebreak":
+                out += " "
+            default:
+                break
+            }
+        }
+        return out
+    }
+}

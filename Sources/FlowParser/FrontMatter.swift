@@ -1,0 +1,373 @@
+import FlowModel
+import Yams
+
+/// The YAML between the opening `---` and the closing `---` (or `...`) of a spec.
+struct FrontMatterBlock {
+    /// 1-based line of the opening `---`.
+    let openingLine: Int
+    /// 1-based line of the closing delimiter.
+    let closingLine: Int
+    let yaml: String
+
+    /// First line of the Markdown body (after the closing delimiter).
+    var bodyStartLine: Int { closingLine + 1 }
+}
+
+enum FrontMatterSplit {
+    case found(FrontMatterBlock)
+    /// No front matter at all: the file does not start with `---`.
+    case missing(looksLegacy: Bool)
+    /// An opening `---` without a closing one.
+    case unterminated(openingLine: Int)
+}
+
+extension SourceText {
+    func splitFrontMatter() -> FrontMatterSplit {
+        // Leading blank lines are tolerated; a UTF-8 BOM too.
+        var line = 1
+        while line <= lineCount, lineText(line).trimmingCharacters().isEmpty { line += 1 }
+        guard line <= lineCount else { return .missing(looksLegacy: false) }
+        var first = lineText(line)
+        if first.hasPrefix("\u{FEFF}") { first.removeFirst() }
+        guard first.trimmingTrailingWhitespace() == "---" else {
+            let legacy = first.hasPrefix("```yaml") || first.hasPrefix("```yml")
+            return .missing(looksLegacy: legacy)
+        }
+        var closing = line + 1
+        while closing <= lineCount {
+            let delimiter = lineText(closing).trimmingTrailingWhitespace()
+            if delimiter == "---" || delimiter == "..." {
+                let yaml = closing > line + 1 ? text(lines: line + 1, closing - 1) : ""
+                return .found(FrontMatterBlock(openingLine: line, closingLine: closing, yaml: yaml))
+            }
+            closing += 1
+        }
+        return .unterminated(openingLine: line)
+    }
+}
+
+/// Typed front matter with the location of everything, or diagnostics.
+struct FrontMatter {
+    var id: String?
+    var title: String?
+    var summary: String?
+    var lang: String?
+    var translationOf: String?
+    var tags: [String] = []
+    var environments: [String] = []
+    var provider: String?
+    var actors: [Actor] = []
+    var variables: [Variable] = []
+    var keyLocations: [String: SourceLocation] = [:]
+
+    static let knownKeys: [String] = [
+        "id", "title", "summary", "lang", "translation-of", "tags", "environments", "provider", "actors", "variables",
+    ]
+    static let requiredKeys: [String] = ["id", "title", "actors"]
+}
+
+/// Refuses YAML that would make a recursive composer blow the stack (deep nesting), before
+/// Yams ever sees it. Real front matter nests 3 levels; 64 is generous.
+private func maximumNesting(of yaml: String) -> (depth: Int, line: Int) {
+    var depth = 0
+    var maximum = 0
+    var maximumLine = 1
+    var line = 1
+    var indentDepth = 0
+    var atLineStart = true
+    var inQuote: Character?
+    for character in yaml {
+        if character == "\n" {
+            line += 1
+            atLineStart = true
+            indentDepth = 0
+            continue
+        }
+        if atLineStart {
+            if character == " " || character == "-" {
+                indentDepth += 1
+                if indentDepth / 2 > maximum { maximum = indentDepth / 2; maximumLine = line }
+                continue
+            }
+            atLineStart = false
+        }
+        if let quote = inQuote {
+            if character == quote { inQuote = nil }
+            continue
+        }
+        switch character {
+        case "\"", "'": inQuote = character
+        case "[", "{":
+            depth += 1
+            if depth > maximum { maximum = depth; maximumLine = line }
+        case "]", "}":
+            depth = max(0, depth - 1)
+        default:
+            break
+        }
+    }
+    return (maximum, maximumLine)
+}
+
+struct FrontMatterParser {
+    let source: SourceText
+    let block: FrontMatterBlock
+    var diagnostics: [Diagnostic] = []
+
+    init(source: SourceText, block: FrontMatterBlock) {
+        self.source = source
+        self.block = block
+    }
+
+    /// Front matter line `n` (1-based within the YAML) is file line `openingLine + n`.
+    private func location(_ mark: Mark?) -> SourceLocation {
+        guard let mark else { return source.location(line: block.openingLine, column: 1) }
+        return source.location(line: block.openingLine + mark.line, column: mark.column)
+    }
+
+    private mutating func report(
+        _ code: String, _ severity: Severity = .error, at location: SourceLocation, _ message: String, hint: String? = nil
+    ) {
+        diagnostics.append(Diagnostic(code: code, severity: severity, location: location, message: message, hint: hint))
+    }
+
+    mutating func parse() -> FrontMatter? {
+        let opening = source.location(line: block.openingLine, column: 1)
+        if block.yaml.utf8.count > 1_000_000 {
+            report("FS102", at: opening, "front matter is larger than 1 MB", hint: "front matter holds metadata; move prose into the Markdown body")
+            return nil
+        }
+        let nesting = maximumNesting(of: block.yaml)
+        if nesting.depth > 64 {
+            report("FS102", at: source.location(line: block.openingLine + nesting.line, column: 1),
+                   "front matter nests deeper than 64 levels", hint: "flow metadata needs at most 3 levels")
+            return nil
+        }
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: block.yaml)
+        } catch let error as YamlError {
+            let (mark, problem) = Self.describe(error)
+            report("FS102", at: location(mark), "YAML error in front matter: \(problem)",
+                   hint: "front matter is YAML between two `---` lines; check indentation and quoting")
+            return nil
+        } catch {
+            report("FS102", at: opening, "YAML error in front matter: \(error)")
+            return nil
+        }
+        guard let node else {
+            report("FS101", at: opening, "front matter is empty", hint: "add at least `id`, `title` and `actors`")
+            return nil
+        }
+        guard let mapping = node.mapping else {
+            report("FS105", at: location(node.mark), "front matter must be a mapping of keys to values, not a \(Self.kind(of: node))")
+            return nil
+        }
+        var result = FrontMatter()
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.scalar?.string else {
+                report("FS105", at: location(keyNode.mark), "front matter keys must be plain words")
+                continue
+            }
+            let keyLocation = location(keyNode.mark)
+            result.keyLocations[key] = keyLocation
+            switch key {
+            case "id":
+                result.id = string(value, key: key)
+                if let id = result.id, !Self.isValidID(id) {
+                    report("FS106", at: location(value.mark), "flow id '\(id)' is not valid",
+                           hint: "use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit")
+                }
+            case "title": result.title = string(value, key: key)
+            case "summary": result.summary = string(value, key: key)
+            case "lang": result.lang = string(value, key: key)
+            case "translation-of": result.translationOf = string(value, key: key)
+            case "provider": result.provider = string(value, key: key)
+            case "tags": result.tags = stringList(value, key: key)
+            case "environments": result.environments = stringList(value, key: key)
+            case "actors": result.actors = actors(value)
+            case "variables": result.variables = variables(value)
+            default:
+                let suggestion = Self.closest(to: key, in: FrontMatter.knownKeys)
+                report("FS103", .warning, at: keyLocation, "unknown front matter key '\(key)'",
+                       hint: suggestion.map { "did you mean '\($0)'?" } ?? "known keys: \(FrontMatter.knownKeys.joined(separator: ", "))")
+            }
+        }
+        for key in FrontMatter.requiredKeys where result.keyLocations[key] == nil {
+            report("FS104", at: opening, "front matter has no '\(key)'", hint: Self.requiredHint[key])
+        }
+        return result
+    }
+
+    private static let requiredHint: [String: String] = [
+        "id": "add `id: my-flow` (a stable id used in URLs and reports)",
+        "title": "add `title: …`, the page and report title",
+        "actors": "declare the participants: `actors: { app: { name: App, role: client } }`",
+    ]
+
+    private mutating func string(_ node: Node, key: String) -> String? {
+        if let scalar = node.scalar { return scalar.string }
+        report("FS105", at: location(node.mark), "'\(key)' must be text, not a \(Self.kind(of: node))")
+        return nil
+    }
+
+    private mutating func stringList(_ node: Node, key: String) -> [String] {
+        if let scalar = node.scalar {
+            return scalar.string.isEmpty ? [] : [scalar.string]
+        }
+        guard let sequence = node.sequence else {
+            report("FS105", at: location(node.mark), "'\(key)' must be a list of words, not a \(Self.kind(of: node))")
+            return []
+        }
+        var values: [String] = []
+        for item in sequence {
+            if let scalar = item.scalar {
+                values.append(scalar.string)
+            } else {
+                report("FS105", at: location(item.mark), "items of '\(key)' must be text, not a \(Self.kind(of: item))")
+            }
+        }
+        return values
+    }
+
+    private mutating func actors(_ node: Node) -> [Actor] {
+        guard let mapping = node.mapping else {
+            report("FS105", at: location(node.mark), "'actors' must map actor ids to `{ name, role }`, not a \(Self.kind(of: node))")
+            return []
+        }
+        var actors: [Actor] = []
+        for (keyNode, value) in mapping {
+            guard let id = keyNode.scalar?.string, !id.isEmpty else {
+                report("FS105", at: location(keyNode.mark), "actor ids must be plain words")
+                continue
+            }
+            let at = location(keyNode.mark)
+            if !Self.isValidActorID(id) {
+                report("FS107", at: at, "actor id '\(id)' cannot be used in an actors line",
+                       hint: "use letters, digits, '_', '-' and '.' only")
+            }
+            var name = id
+            var role: ActorRole?
+            if let fields = value.mapping {
+                for (fieldKey, fieldValue) in fields {
+                    let field = fieldKey.scalar?.string ?? ""
+                    switch field {
+                    case "name":
+                        if let text = fieldValue.scalar?.string { name = text } else {
+                            report("FS105", at: location(fieldValue.mark), "actor name must be text")
+                        }
+                    case "role":
+                        let spelled = fieldValue.scalar?.string ?? ""
+                        role = ActorRole(spelling: spelled)
+                        if role == nil {
+                            report("FS107", at: location(fieldValue.mark), "unknown role '\(spelled)' for actor '\(id)'",
+                                   hint: "roles: person, client, provider, backend")
+                        }
+                    default:
+                        report("FS103", .warning, at: location(fieldKey.mark), "unknown actor field '\(field)'",
+                               hint: "actors have `name` and `role`")
+                    }
+                }
+                if fields.first(where: { $0.key.scalar?.string == "role" }) == nil {
+                    report("FS107", at: at, "actor '\(id)' has no role", hint: "add `role: person|client|provider|backend`")
+                }
+            } else {
+                report("FS105", at: location(value.mark), "actor '\(id)' must be `{ name: …, role: … }`")
+            }
+            actors.append(Actor(id: id, name: name, role: role ?? .client, location: at))
+        }
+        return actors
+    }
+
+    private mutating func variables(_ node: Node) -> [Variable] {
+        guard let mapping = node.mapping else {
+            report("FS105", at: location(node.mark), "'variables' must map names to values, not a \(Self.kind(of: node))")
+            return []
+        }
+        var variables: [Variable] = []
+        for (keyNode, value) in mapping {
+            guard let name = keyNode.scalar?.string else { continue }
+            guard let scalar = value.scalar else {
+                report("FS105", at: location(value.mark), "variable '\(name)' must be a single value")
+                continue
+            }
+            variables.append(Variable(name: name, value: scalar.string, location: location(keyNode.mark)))
+        }
+        return variables
+    }
+
+    static func isValidID(_ id: String) -> Bool {
+        guard let first = id.unicodeScalars.first, first.isASCIILowercaseOrDigit else { return false }
+        return id.unicodeScalars.allSatisfy { $0.isASCIILowercaseOrDigit || $0 == "-" || $0 == "_" || $0 == "." }
+    }
+
+    static func isValidActorID(_ id: String) -> Bool {
+        id.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "." }
+    }
+
+    static func kind(of node: Node) -> String {
+        switch node {
+        case .scalar: "single value"
+        case .mapping: "mapping"
+        case .sequence: "list"
+        case .alias: "alias"
+        }
+    }
+
+    static func describe(_ error: YamlError) -> (Mark?, String) {
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
+             let .composer(context, problem, mark, _):
+            let prefix = context.map { "\($0.text) " } ?? ""
+            return (mark, prefix + problem)
+        case let .duplicatedKeysInMapping(duplicates, context):
+            return (context.mark, "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) \(context.text)")
+        case let .reader(problem, _, _, _):
+            return (nil, problem)
+        default:
+            return (nil, "\(error)")
+        }
+    }
+
+    /// A known word within edit distance 2 of `word`, for "did you mean" hints.
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        candidates
+            .map { ($0, editDistance(word.lowercased(), $0)) }
+            .filter { $0.1 <= 2 }
+            .min { $0.1 < $1.1 }?.0
+    }
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
+
+extension Unicode.Scalar {
+    var isASCIILowercaseOrDigit: Bool { ("a"..."z").contains(self) || ("0"..."9").contains(self) }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var slice = Substring(self)
+        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return String(slice)
+    }
+
+    func trimmingTrailingWhitespace() -> String {
+        var slice = Substring(self)
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return String(slice)
+    }
+}
