@@ -35,7 +35,7 @@ public final class ECKey: @unchecked Sendable {
     }
 
     public static func generate() throws(JOSEError) -> ECKey {
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_from_name") }
+        let ctx = try OpenSSL.newContext(keyType: "EC")
         defer { EVP_PKEY_CTX_free(ctx) }
         try OpenSSL.check(EVP_PKEY_keygen_init(ctx), "EVP_PKEY_keygen_init")
         try OpenSSL.check(EVP_PKEY_CTX_set_group_name(ctx, "P-256"), "EVP_PKEY_CTX_set_group_name")
@@ -58,15 +58,10 @@ public final class ECKey: @unchecked Sendable {
         let x = try coordinate(jwk.x, "x")
         let y = try coordinate(jwk.y, "y")
         let d = try jwk.d.map { value throws(JOSEError) in try coordinate(value, "d") }
-        var keepAlive: [OpaquePointer] = []
-        defer { keepAlive.forEach { BN_clear_free($0) } }
-        let point = [0x04] + x + y
         let pkey = try OpenSSL.pkeyFromData(type: "EC", selection: d == nil ? OpenSSL.selectPublicKey : OpenSSL.selectKeyPair) { builder throws(JOSEError) in
-            try OpenSSL.check(OSSL_PARAM_BLD_push_utf8_string(builder, "group", "P-256", 0), "OSSL_PARAM_BLD_push_utf8_string")
-            // The builder copies octet strings, so the buffer need not outlive this call.
-            let pushed = point.withUnsafeBytes { OSSL_PARAM_BLD_push_octet_string(builder, "pub", $0.baseAddress, $0.count) }
-            try OpenSSL.check(pushed, "OSSL_PARAM_BLD_push_octet_string")
-            if let d { try OpenSSL.pushBN(builder, "priv", d, keepAlive: &keepAlive) }
+            try builder.utf8String("group", "P-256")
+            try builder.octetString("pub", [0x04] + x + y)
+            if let d { try builder.bignum("priv", d) }
         }
         try self.init(adopting: pkey)
         try OpenSSL.publicCheck(pkey)

@@ -25,6 +25,17 @@ public enum JOSEError: Error, Equatable, CustomStringConvertible {
 }
 
 enum OpenSSL {
+    /// A C string in static storage, for APIs that keep the pointer (OSSL_PARAM_BLD
+    /// names, EVP_PKEY_CTX key types). Swift's String bridging lasts only for the call.
+    static func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
+    static func newContext(keyType: StaticString) throws(JOSEError) -> OpaquePointer {
+        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, cString(keyType), nil) else { throw failure("EVP_PKEY_CTX_new_from_name") }
+        return ctx
+    }
+
     /// Drains the thread's OpenSSL error queue into one line.
     static func drainErrors() -> String {
         var messages: [String] = []
@@ -60,29 +71,69 @@ enum OpenSSL {
         }
     }
 
+    /// Collects OSSL_PARAMs for EVP_PKEY_fromdata. OSSL_PARAM_BLD keeps the *pointers*
+    /// to names, strings, octet buffers and BIGNUMs until OSSL_PARAM_BLD_to_param, so
+    /// names are static strings and values are owned here until the builder is done.
+    final class ParamBuilder {
+        let raw: OpaquePointer
+        private var bignums: [OpaquePointer] = []
+        private var buffers: [UnsafeMutableRawBufferPointer] = []
+
+        init() throws(JOSEError) {
+            guard let raw = OSSL_PARAM_BLD_new() else { throw OpenSSL.failure("OSSL_PARAM_BLD_new") }
+            self.raw = raw
+        }
+
+        deinit {
+            OSSL_PARAM_BLD_free(raw)
+            bignums.forEach { BN_clear_free($0) }
+            for buffer in buffers {
+                buffer.initializeMemory(as: UInt8.self, repeating: 0)
+                buffer.deallocate()
+            }
+        }
+
+
+        private func own(_ bytes: [UInt8], terminate: Bool) -> UnsafeMutableRawBufferPointer {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + (terminate ? 1 : 0), alignment: 1)
+            buffer.copyBytes(from: bytes + (terminate ? [0] : []))
+            buffers.append(buffer)
+            return buffer
+        }
+
+        /// Big-endian unsigned integer.
+        func bignum(_ name: StaticString, _ bytes: [UInt8]) throws(JOSEError) {
+            let bn = bytes.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
+            guard let bn else { throw OpenSSL.failure("BN_bin2bn") }
+            bignums.append(bn)
+            try OpenSSL.check(OSSL_PARAM_BLD_push_BN(raw, OpenSSL.cString(name), bn), "OSSL_PARAM_BLD_push_BN(\(name))")
+        }
+
+        func utf8String(_ name: StaticString, _ value: String) throws(JOSEError) {
+            let buffer = own(Array(value.utf8), terminate: true)
+            let pointer = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
+            try OpenSSL.check(OSSL_PARAM_BLD_push_utf8_string(raw, OpenSSL.cString(name), pointer, 0), "OSSL_PARAM_BLD_push_utf8_string(\(name))")
+        }
+
+        func octetString(_ name: StaticString, _ bytes: [UInt8]) throws(JOSEError) {
+            let buffer = own(bytes, terminate: false)
+            try OpenSSL.check(OSSL_PARAM_BLD_push_octet_string(raw, OpenSSL.cString(name), buffer.baseAddress, bytes.count), "OSSL_PARAM_BLD_push_octet_string(\(name))")
+        }
+    }
+
     /// Builds an EVP_PKEY of `type` ("RSA", "EC") from OSSL_PARAMs.
-    static func pkeyFromData(type: String, selection: Int32, build: (OpaquePointer) throws(JOSEError) -> Void) throws(JOSEError) -> OpaquePointer {
-        guard let builder = OSSL_PARAM_BLD_new() else { throw failure("OSSL_PARAM_BLD_new") }
-        defer { OSSL_PARAM_BLD_free(builder) }
+    static func pkeyFromData(type: StaticString, selection: Int32, build: (ParamBuilder) throws(JOSEError) -> Void) throws(JOSEError) -> OpaquePointer {
+        let builder = try ParamBuilder()
         try build(builder)
-        guard let params = OSSL_PARAM_BLD_to_param(builder) else { throw failure("OSSL_PARAM_BLD_to_param") }
+        guard let params = OSSL_PARAM_BLD_to_param(builder.raw) else { throw failure("OSSL_PARAM_BLD_to_param") }
         defer { OSSL_PARAM_free(params) }
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw failure("EVP_PKEY_CTX_new_from_name") }
+        let ctx = try newContext(keyType: type)
         defer { EVP_PKEY_CTX_free(ctx) }
         try check(EVP_PKEY_fromdata_init(ctx), "EVP_PKEY_fromdata_init")
         var pkey: OpaquePointer?
         try check(EVP_PKEY_fromdata(ctx, &pkey, selection, params), "EVP_PKEY_fromdata")
         guard let pkey else { throw failure("EVP_PKEY_fromdata") }
         return pkey
-    }
-
-    /// Pushes a big-endian unsigned integer. The BIGNUM is handed to `keepAlive`
-    /// because the builder references it until OSSL_PARAM_BLD_to_param.
-    static func pushBN(_ builder: OpaquePointer, _ name: String, _ bytes: [UInt8], keepAlive: inout [OpaquePointer]) throws(JOSEError) {
-        let bn = bytes.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
-        guard let bn else { throw failure("BN_bin2bn") }
-        keepAlive.append(bn)
-        try check(OSSL_PARAM_BLD_push_BN(builder, name, bn), "OSSL_PARAM_BLD_push_BN(\(name))")
     }
 
     /// Reads a BIGNUM parameter as big-endian bytes, left-padded to `length` if given.

@@ -19,7 +19,7 @@ public final class RSAKey: @unchecked Sendable {
 
     /// A fresh key from OpenSSL's CSPRNG, public exponent 65537.
     public static func generate(bits: Int = 2048) throws(JOSEError) -> RSAKey {
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_from_name") }
+        let ctx = try OpenSSL.newContext(keyType: "RSA")
         defer { EVP_PKEY_CTX_free(ctx) }
         try OpenSSL.check(EVP_PKEY_keygen_init(ctx), "EVP_PKEY_keygen_init")
         try OpenSSL.check(EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, Int32(bits)), "EVP_PKEY_CTX_set_rsa_keygen_bits")
@@ -46,15 +46,16 @@ public final class RSAKey: @unchecked Sendable {
         if d == nil && crtCount > 0 { throw .invalidKey("CRT parameters without d") }
         if crtCount != 0 && crtCount != 5 { throw .invalidKey("p, q, dp, dq, qi must be given together") }
 
-        var keepAlive: [OpaquePointer] = []
-        defer { keepAlive.forEach { BN_clear_free($0) } }
         let pkey = try OpenSSL.pkeyFromData(type: "RSA", selection: d == nil ? OpenSSL.selectPublicKey : OpenSSL.selectKeyPair) { builder throws(JOSEError) in
-            try OpenSSL.pushBN(builder, "n", n, keepAlive: &keepAlive)
-            try OpenSSL.pushBN(builder, "e", e, keepAlive: &keepAlive)
-            if let d { try OpenSSL.pushBN(builder, "d", d, keepAlive: &keepAlive) }
-            if crtCount == 5 {
-                let names = ["rsa-factor1", "rsa-factor2", "rsa-exponent1", "rsa-exponent2", "rsa-coefficient1"]
-                for (name, value) in zip(names, crt) { try OpenSSL.pushBN(builder, name, value!, keepAlive: &keepAlive) }
+            try builder.bignum("n", n)
+            try builder.bignum("e", e)
+            if let d { try builder.bignum("d", d) }
+            if crtCount == 5, let p = crt[0], let q = crt[1], let dp = crt[2], let dq = crt[3], let qi = crt[4] {
+                try builder.bignum("rsa-factor1", p)
+                try builder.bignum("rsa-factor2", q)
+                try builder.bignum("rsa-exponent1", dp)
+                try builder.bignum("rsa-exponent2", dq)
+                try builder.bignum("rsa-coefficient1", qi)
             }
         }
         try self.init(adopting: pkey)
