@@ -98,6 +98,18 @@ public struct JWK: Codable, Hashable, Sendable {
     }
 }
 
+extension JWK: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The JSON with private members (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`) redacted, so
+    /// keys can be logged and test failures do not print secrets.
+    public var description: String {
+        var object = jsonObject
+        for name in ["d", "p", "q", "dp", "dq", "qi", "k"] where object.contains(name) { object[name] = "<redacted>" }
+        return object.jsonString()
+    }
+
+    public var debugDescription: String { description }
+}
+
 public enum JWKError: Error, Equatable, CustomStringConvertible {
     case json(JSONError)
     case notAnObject

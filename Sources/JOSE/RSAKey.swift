@@ -86,8 +86,8 @@ public final class RSAKey: @unchecked Sendable {
 
     /// Public members plus `d`,`p`,`q`,`dp`,`dq`,`qi` (only those OpenSSL holds).
     /// Contains secrets: never log it.
-    public func privateJWK(kid: String?) -> JWK {
-        var jwk = publicJWK(kid: kid)
+    public func privateJWK(kid: String?, alg: String? = "RS256", use: String? = "sig") -> JWK {
+        var jwk = publicJWK(kid: kid, alg: alg, use: use)
         func member(_ name: String) -> String? { OpenSSL.bnParam(pkey, name).map(Base64URL.encode) }
         jwk.d = member("d")
         jwk.p = member("rsa-factor1")

@@ -1,0 +1,213 @@
+import Testing
+@testable import JOSE
+
+@Suite("Keys and signatures")
+struct KeyTests {
+    static let message = Array("eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0".utf8)
+
+    @Test("ES256 rejects r = 0 or s = 0 (CVE-2022-21449), r or s ≥ n, and wrong lengths")
+    func ecdsaPsychicSignature() throws {
+        let key = try ECKey(jwk: Vectors.a3Key)
+        let input = Array(Vectors.a3SigningInput.utf8)
+        let good = try #require(Base64URL.decode(Vectors.a3Signature))
+        #expect(key.verify(good, for: input))
+        #expect(!key.verify([UInt8](repeating: 0, count: 64), for: input))
+        #expect(!key.verify([UInt8](repeating: 0, count: 32) + good[32...], for: input))
+        #expect(!key.verify(Array(good[..<32]) + [UInt8](repeating: 0, count: 32), for: input))
+        #expect(!key.verify(ECKey.order + Array(good[32...]), for: input))
+        #expect(!key.verify([UInt8](repeating: 0xFF, count: 64), for: input))
+        #expect(!key.verify(Array(good.dropLast()), for: input))
+        #expect(!key.verify(good + [0], for: input))
+        #expect(!key.verify([], for: input))
+        #expect(!key.verify(Vectors.hex(Vectors.a3SignatureDERHex), for: input), "DER is not a JOSE signature")
+        // The "none"-style forged token: same header, r = s = 0.
+        let forged = Vectors.a3SigningInput + "." + Base64URL.encode([UInt8](repeating: 0, count: 64))
+        #expect(!(try JWS.parse(forged)).verifySignature(algorithm: .ES256, key: .ec(key)))
+    }
+
+    @Test("DER ↔ raw: RFC A.3 signature both ways, and OpenSSL's DER")
+    func derRaw() throws {
+        let raw = try #require(Base64URL.decode(Vectors.a3Signature))
+        let der = Vectors.hex(Vectors.a3SignatureDERHex)
+        #expect(try ECDSASignature.derFromRaw(raw) == der)
+        #expect(try ECDSASignature.rawFromDER(der) == raw)
+
+        // Short integers: r = 1, s = 0x80 (needs a 0x00 prefix).
+        let small = [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [0x80]
+        #expect(try ECDSASignature.derFromRaw(small) == [0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x02, 0x00, 0x80])
+        #expect(try ECDSASignature.rawFromDER([0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x02, 0x00, 0x80]) == small)
+
+        let key = try ECKey.generate()
+        for _ in 0..<20 {
+            let fromOpenSSL = try key.signDER(Self.message)
+            let converted = try ECDSASignature.rawFromDER(fromOpenSSL)
+            #expect(converted.count == 64)
+            #expect(try ECDSASignature.derFromRaw(converted) == fromOpenSSL)
+            #expect(key.verify(converted, for: Self.message))
+        }
+    }
+
+    @Test("strict DER parsing", arguments: [
+        "3006020101020101ff",          // trailing byte
+        "3007020101020101",            // sequence length too long
+        "300602020001020101",          // non-minimal r (0x00 0x01)
+        "3006020181020101",            // negative r
+        "31060201010201 01",           // not a SEQUENCE
+        "3081060201010201 01",         // non-minimal length form
+        "3003020101",                  // missing s
+    ])
+    func strictDER(_ hex: String) {
+        #expect(throws: JOSEError.self) { try ECDSASignature.rawFromDER(Vectors.hex(hex.replacingOccurrences(of: " ", with: ""))) }
+    }
+
+    @Test("RSA PEM and DER export parse back to the same key; PEM matches Python's")
+    func rsaExport() throws {
+        let key = try RSAKey(jwk: Vectors.a2Key)
+        #expect(key.publicKeyPEM == Vectors.a2PublicPEM)
+        let fromPEM = try RSAKey(pem: key.publicKeyPEM)
+        let fromDER = try RSAKey(publicKeyDER: key.publicKeyDER)
+        #expect(!fromPEM.hasPrivateKey)
+        #expect(fromPEM.publicJWK(kid: nil) == key.publicJWK(kid: nil))
+        #expect(fromDER.publicJWK(kid: nil) == key.publicJWK(kid: nil))
+        #expect(fromPEM.publicKeyDER == key.publicKeyDER)
+        let signature = try #require(Base64URL.decode(Vectors.a2Signature))
+        #expect(fromDER.verify(signature, for: Array(Vectors.a2SigningInput.utf8), algorithm: .RS256))
+
+        let privatePEM = try key.privateKeyPEM()
+        #expect(privatePEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let reloaded = try RSAKey(pem: privatePEM)
+        #expect(reloaded.hasPrivateKey)
+        #expect(reloaded.privateJWK(kid: nil, alg: nil, use: nil) == Vectors.a2Key)
+        #expect(!reloaded.privateJWK(kid: nil).description.contains(Vectors.a2Key.d!), "description redacts secrets")
+        #expect(throws: JOSEError.missingPrivateKey) { try fromPEM.privateKeyPEM() }
+        #expect(throws: JOSEError.self) { try RSAKey(publicKeyDER: key.publicKeyDER + [0]) }
+        #expect(throws: JOSEError.self) { try RSAKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n") }
+    }
+
+    @Test("EC PEM and DER export parse back; SEC1 PEM from Python loads as the A.3 key")
+    func ecExport() throws {
+        let key = try ECKey(pem: Vectors.a3PrivatePEM)
+        #expect(key.hasPrivateKey)
+        #expect(key.privateJWK(kid: nil) == Vectors.a3Key)
+        #expect(key.publicJWK(kid: "k") == JWK(kty: "EC", kid: "k", crv: "P-256", x: Vectors.a3Key.x, y: Vectors.a3Key.y))
+        #expect(key.privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let reloaded = try ECKey(pem: key.privateKeyPEM)
+        #expect(reloaded.privateJWK(kid: nil) == Vectors.a3Key)
+        let publicOnly = try ECKey(pem: key.publicKeyPEM)
+        #expect(!publicOnly.hasPrivateKey)
+        #expect(publicOnly.privateKeyPEM == "")
+        #expect(try ECKey(publicKeyDER: key.publicKeyDER).publicJWK(kid: nil) == key.publicJWK(kid: nil))
+        #expect(throws: JOSEError.missingPrivateKey) { try publicOnly.sign(Self.message) }
+        // An RSA PEM is not an EC key and vice versa.
+        #expect(throws: JOSEError.self) { try ECKey(pem: Vectors.a2PublicPEM) }
+        #expect(throws: JOSEError.self) { try RSAKey(pem: key.publicKeyPEM) }
+    }
+
+    @Test("JWK import validation")
+    func jwkValidation() throws {
+        var offCurve = Vectors.a3Key.publicOnly
+        offCurve.y = Vectors.a3Key.x
+        #expect(throws: JOSEError.self) { try ECKey(jwk: offCurve) }
+        var wrongD = Vectors.a3Key
+        wrongD.d = "AQ" + String(Vectors.a3Key.d!.dropFirst(2))
+        #expect(throws: JOSEError.self) { try ECKey(jwk: wrongD) }
+        var short = Vectors.a3Key.publicOnly
+        short.x = Base64URL.encode(Base64URL.decode(Vectors.a3Key.x!)!.dropFirst())
+        #expect(throws: JOSEError.self) { try ECKey(jwk: short) }
+        var otherCurve = Vectors.a3Key
+        otherCurve.crv = "P-384"
+        #expect(throws: JOSEError.self) { try ECKey(jwk: otherCurve) }
+        var mismatchedRSA = Vectors.a2Key
+        mismatchedRSA.qi = mismatchedRSA.dp
+        #expect(throws: JOSEError.self) { try RSAKey(jwk: mismatchedRSA) }
+        var partialCRT = Vectors.a2Key
+        partialCRT.qi = nil
+        #expect(throws: JOSEError.self) { try RSAKey(jwk: partialCRT) }
+        #expect(throws: JOSEError.self) { try RSAKey(jwk: Vectors.a3Key) }
+        var padded = Vectors.a2Key.publicOnly
+        padded.e = "AQAB=="
+        #expect(throws: JOSEError.self) { try RSAKey(jwk: padded) }
+    }
+
+    @Test("generated keys are distinct, with distinct thumbprint kids, and sign")
+    func generation() throws {
+        let rsa1 = try RSAKey.generate(bits: 2048)
+        let rsa2 = try RSAKey.generate(bits: 2048)
+        #expect(rsa1.bits == 2048)
+        let kid1 = rsa1.publicJWK(kid: nil).thumbprint()
+        let kid2 = rsa2.publicJWK(kid: nil).thumbprint()
+        #expect(kid1.count == 43)
+        #expect(kid1 != kid2)
+        let ec1 = try ECKey.generate()
+        let ec2 = try ECKey.generate()
+        #expect(ec1.publicJWK(kid: nil).thumbprint() != ec2.publicJWK(kid: nil).thumbprint())
+        #expect(rsa1.publicJWK(kid: "a") == JWK(kty: "RSA", kid: "a", use: "sig", alg: "RS256", n: rsa1.publicJWK(kid: nil).n, e: "AQAB"))
+        // The private JWK round-trips through JWK import and signs identically (RS256 is deterministic).
+        let copy = try RSAKey(jwk: rsa1.privateJWK(kid: kid1))
+        #expect(try copy.sign(Self.message, algorithm: .RS256) == rsa1.sign(Self.message, algorithm: .RS256))
+    }
+
+    @Test("wrong key, wrong algorithm and tampered data all fail verification")
+    func wrongKey() throws {
+        let rsa = try RSAKey(jwk: Vectors.a2Key)
+        let other = try RSAKey.generate()
+        let signature = try rsa.sign(Self.message, algorithm: .RS256)
+        #expect(rsa.verify(signature, for: Self.message, algorithm: .RS256))
+        #expect(!other.verify(signature, for: Self.message, algorithm: .RS256))
+        #expect(!rsa.verify(signature, for: Self.message + [0x20], algorithm: .RS256))
+        #expect(!rsa.verify(signature, for: Self.message, algorithm: .RS384))
+        #expect(!rsa.verify(signature, for: Self.message, algorithm: .ES256))
+        #expect(!rsa.verify([0] + signature, for: Self.message, algorithm: .RS256), "length must equal the modulus size")
+        #expect(throws: JOSEError.algorithmKeyMismatch(algorithm: .ES256, key: "RSA")) { try rsa.sign(Self.message, algorithm: .ES256) }
+
+        let ec = try ECKey(jwk: Vectors.a3Key)
+        let ecOther = try ECKey.generate()
+        let ecSignature = try ec.sign(Self.message)
+        #expect(!ecOther.verify(ecSignature, for: Self.message))
+    }
+
+    @Test("PSS: verifies Python's PS256/PS512, roundtrips, and is not accepted as PKCS#1 v1.5")
+    func pss() throws {
+        let key = try RSAKey(jwk: Vectors.a2Key.publicOnly)
+        let input = Array(Vectors.a2SigningInput.utf8)
+        let ps256 = try #require(Base64URL.decode(Vectors.a2PS256))
+        let ps512 = try #require(Base64URL.decode(Vectors.a2PS512))
+        #expect(key.verify(ps256, for: input, algorithm: .PS256))
+        #expect(key.verify(ps512, for: input, algorithm: .PS512))
+        #expect(!key.verify(ps256, for: input, algorithm: .RS256))
+        #expect(!key.verify(ps256, for: input, algorithm: .PS384))
+        #expect(!key.verify(ps512, for: input, algorithm: .PS256))
+
+        let signer = try RSAKey(jwk: Vectors.a2Key)
+        for algorithm in [JWSAlgorithm.PS256, .PS384, .PS512] {
+            let first = try signer.sign(input, algorithm: algorithm)
+            #expect(key.verify(first, for: input, algorithm: algorithm))
+            #expect(try signer.sign(input, algorithm: algorithm) != first, "PSS is randomized")
+        }
+        #expect(!key.verify(try signer.sign(input, algorithm: .RS256), for: input, algorithm: .PS256))
+    }
+
+    @Test("digests and HMAC match published values")
+    func digests() {
+        #expect(Digest.sha256(Array("abc".utf8)) == Vectors.hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+        #expect(Digest.sha384(Array("abc".utf8)) == Vectors.hex("cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"))
+        #expect(Digest.sha512(Array("abc".utf8)).prefix(8) == [0xdd, 0xaf, 0x35, 0xa1, 0x93, 0x61, 0x7a, 0xba])
+        // RFC 4231 test case 2.
+        #expect(Digest.hmacSHA256(key: Array("Jefe".utf8), data: Array("what do ya want for nothing?".utf8))
+            == Vectors.hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
+        #expect(Digest.hmacSHA256(key: [], data: []) == Vectors.hex("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"))
+    }
+
+    @Test("SeededRandom is reproducible; SystemRandom is not constant")
+    func randomness() {
+        let a = SeededRandom(seed: 42)
+        let b = SeededRandom(seed: 42)
+        #expect(a.bytes(5) + a.bytes(40) == b.bytes(45))
+        #expect(SeededRandom(seed: 43).bytes(16) != SeededRandom(seed: 42).bytes(16))
+        let kid = SeededRandom(seed: 7).keyID()
+        #expect(kid.count == 7 && kid.allSatisfy { $0.isLetter || $0.isNumber })
+        #expect(kid == SeededRandom(seed: 7).keyID())
+        #expect(SystemRandom().bytes(32) != SystemRandom().bytes(32))
+        #expect(SystemRandom().bytes(0).isEmpty)
+    }
+}
