@@ -33,6 +33,8 @@ let package = Package(
         .target(name: "FlowModel"),
         .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"]),
         .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser"]),
+        // Mermaid, Graphviz and JSON views of the model, and the spec writer used by `import`.
+        .target(name: "FlowExport", dependencies: ["FlowModel"]),
         .target(
             name: "FlowSite",
             dependencies: [
@@ -73,7 +75,7 @@ let package = Package(
         .target(
             name: "FlowCLI",
             dependencies: [
-                "FlowModel", "FlowParser", "FlowLint", "FlowSite", "FlowMocks", "FlowCheck",
+                "FlowModel", "FlowParser", "FlowLint", "FlowExport", "FlowSite", "FlowMocks", "FlowCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -81,6 +83,7 @@ let package = Package(
 
         .testTarget(name: "FlowModelTests", dependencies: ["FlowModel"]),
         .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel"]),
+        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowParser", "FlowLint", "FlowModel"]),
         .testTarget(name: "FlowSiteTests", dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
