@@ -109,7 +109,9 @@ public enum JWS {
     /// header a JSON object without duplicate members. The payload may be anything;
     /// it is parsed strictly into `payload` when it is a JSON object.
     public static func parse(_ compact: String) throws(JWSError) -> ParsedJWS {
-        let segments = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // Split on bytes, not Characters: "." followed by a combining mark is one Character.
+        let segments = compact.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         guard segments.count == 3 else { throw .wrongSegmentCount(segments.count) }
         guard let headerBytes = Base64URL.decode(segments[0]) else { throw .badBase64(segment: "header") }
         guard let payloadBytes = Base64URL.decode(segments[1]) else { throw .badBase64(segment: "payload") }

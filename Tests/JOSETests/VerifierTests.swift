@@ -143,6 +143,8 @@ struct VerifierTests {
         let dupHeader = Base64URL.encode(Array(#"{"alg":"none","alg":"RS256","kid":"W6WcOKB"}"#.utf8))
         #expect(error("\(dupHeader).\(parts[1]).\(parts[2])") == .malformed(.duplicateMember("alg")))
         #expect(throws: JWSError.wrongSegmentCount(1)) { try JWS.parse("") }
+        // "." + U+0301 is a single Character but still a separator byte.
+        #expect(throws: JWSError.badBase64(segment: "payload")) { try JWS.parse("e30.\u{301}.") }
     }
 
     @Test("C16: duplicate claims are caught even with a valid signature; non-object payload")
