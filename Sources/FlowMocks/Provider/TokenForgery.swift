@@ -1,0 +1,156 @@
+/// One mutation of a token the provider issues: a variant of a case in token-cases.md
+/// (`S3` index 1 = `alg:"None"` with an empty signature). `.none` is the honest token (P1).
+///
+/// Every variant is minted byte-exact by the provider (`signIn`, `mintNotification`), never by
+/// a JWT library. X1–X3 are not token forgeries: see `TokenEndpointOverride`.
+public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
+    case none
+    case variant(caseID: String, index: Int)
+
+    public var caseID: String? {
+        if case .variant(let caseID, _) = self { return caseID }
+        return nil
+    }
+
+    public var index: Int? {
+        if case .variant(_, let index) = self { return index }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .none: "P1"
+        case .variant(let caseID, let index): "\(caseID)/\(index)"
+        }
+    }
+
+    /// Which minted artefact the variant changes.
+    public var target: ForgeryTarget {
+        switch self {
+        case .none: .idToken
+        case .variant(let caseID, let index):
+            if caseID == "N2" || (caseID == "C17" && index == 1) { .notification } else { .idToken }
+        }
+    }
+
+    /// Human description of this variant, nil when it is not in the catalogue.
+    public var variantDescription: String? {
+        switch self {
+        case .none: "baseline: valid RS256 token, all claims right"
+        case .variant(let caseID, let index):
+            if let list = Self.catalogue[caseID], list.indices.contains(index) { list[index] } else { nil }
+        }
+    }
+
+    /// Every variant of a case, in order, with a description for reports. Empty for cases that
+    /// are not token mutations (X1–X3: `TokenEndpointOverride.variants(for:)`; N1, R1: the
+    /// checker drives them with honest tokens). `P1` gives the honest token.
+    public static func variants(for caseID: String) -> [(forgery: TokenForgery, description: String)] {
+        if caseID == "P1" { return [(.none, TokenForgery.none.variantDescription!)] }
+        guard let list = catalogue[caseID] else { return [] }
+        return list.enumerated().map { (.variant(caseID: caseID, index: $0.offset), $0.element) }
+    }
+
+    /// Case id → descriptions of its variants (index = position).
+    public static let catalogue: [String: [String]] = [
+        "P2": ["email_verified / is_private_email as the strings \"true\"/\"false\"", "email_verified / is_private_email as booleans"],
+        "P3": ["aud as a one-element array"],
+        "P4": ["signed by the 2nd key of a 3-key JWKS", "signed by the 3rd key of a 3-key JWKS"],
+        "P5": ["key rotation: signed by a new key whose kid appears only in a re-fetched JWKS"],
+        "P6": ["JWKS re-served with an oct key and an RSA use:enc key before a new signing key"],
+        "P7": ["nonce requested, token has no nonce and nonce_supported:false"],
+        "P8": ["unknown extra claims and real_user_status 3"],
+        "S1": ["signature bytes flipped", "signature stripped (h.p.)"],
+        "S2": ["genuine kid, signed by another RSA key"],
+        "S3": [
+            "alg none, empty signature", "alg None, empty signature", "alg NONE, empty signature",
+            "alg none, original signature", "alg None, original signature", "alg NONE, original signature",
+        ],
+        "S4": [
+            "alg HS256 keyed with the RSA public key as PEM", "alg HS256 keyed with the RSA public key as DER",
+            "alg HS256 keyed with the RSA public key's JWK JSON",
+        ],
+        "S5": ["header alg RS512 over a valid RS256 signature", "header alg PS256 over a valid RS256 signature"],
+        "S6": ["alg ES256 with r = s = 0 (CVE-2022-21449)"],
+        "S7": ["embedded jwk header with an attacker key (CVE-2018-0114)"],
+        "S8": ["jku pointing at an attacker JWKS served by the checker", "x5u pointing at an attacker key served by the checker"],
+        "S9": ["kid ../../dev/null", "kid with an SQL quote", "kid of 10 kB", "non-ASCII kid"],
+        "S10": ["kid not in the JWKS even after a refetch, signature by the first JWKS key"],
+        "S11": ["crit: [\"x-unknown\"]"],
+        "S12": [
+            "2 segments", "4 segments", "5-segment JWE", "signature in the +/ alphabet", "= padding",
+            "header is not JSON",
+        ],
+        "C1": ["iss with a suffix", "iss with a trailing /", "iss over http://", "iss missing"],
+        "C2": ["aud is another app's id", "aud missing"],
+        "C3": ["aud array with ours plus another"],
+        "C5": ["exp 6 minutes ago", "exp missing"],
+        "C6": ["exp as a string"],
+        "C7": ["iat missing"],
+        "C8": ["iat a week ago"],
+        "C9": ["iat an hour in the future"],
+        "C10": ["nbf an hour in the future"],
+        "C11": ["sub missing", "sub empty", "sub numeric"],
+        "C12": ["nonce = expected + \"1\""],
+        "C13": ["nonce sent, claim absent, nonce_supported:true"],
+        "C14": ["client posts the hash itself as the raw nonce"],
+        "C15": ["same id_token and nonce posted twice"],
+        "C16": ["duplicate aud: ours, then another", "duplicate aud: another, then ours"],
+        "C17": ["a notification JWT posted as id_token", "an ID token posted as a notification"],
+        "N2": [
+            "notification signature bytes flipped", "notification signed by another RSA key (genuine kid)",
+            "notification aud is another app's id", "notification iss is not Apple", "notification expired",
+            "notification with alg none",
+        ],
+    ]
+
+    /// Hostile `kid` values of S9, by index.
+    static let hostileKeyIDs: [String] = [
+        "../../dev/null",
+        "' OR '1'='1",
+        String(repeating: "A", count: 10_240),
+        "ключ-🔑-鍵",
+    ]
+}
+
+/// What a forgery applies to.
+public enum ForgeryTarget: String, Hashable, Sendable, Codable {
+    /// The ID token returned by `signIn` (and posted by the client).
+    case idToken = "id_token"
+    /// The JWT returned by `mintNotification`.
+    case notification
+}
+
+/// How `/auth/token` misbehaves for the exchange cases (X1–X3), until cleared.
+public enum TokenEndpointOverride: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// X2: answer 400 `{"error": code}` (`invalid_grant`, `invalid_client`).
+    case error(String)
+    /// X1: the exchanged ID token is valid but about another user (different `sub`).
+    case differentSubject
+    /// X3: the exchanged ID token has a wrong claim.
+    case wrongIssuer
+    case wrongAudience
+    case missingSubject
+
+    public var description: String {
+        switch self {
+        case .error(let code): "token endpoint answers \(code)"
+        case .differentSubject: "exchanged id_token has another user's sub"
+        case .wrongIssuer: "exchanged id_token has a wrong iss"
+        case .wrongAudience: "exchanged id_token has another app's aud"
+        case .missingSubject: "exchanged id_token has no sub"
+        }
+    }
+
+    /// The overrides that drive X1, X2 and X3; empty for other ids.
+    public static func variants(for caseID: String) -> [(override: TokenEndpointOverride, description: String)] {
+        let list: [TokenEndpointOverride]
+        switch caseID {
+        case "X1": list = [.differentSubject]
+        case "X2": list = [.error("invalid_grant"), .error("invalid_client")]
+        case "X3": list = [.wrongIssuer, .wrongAudience, .missingSubject]
+        default: list = []
+        }
+        return list.map { ($0, $0.description) }
+    }
+}
