@@ -71,8 +71,13 @@ public actor MockProvider: MockHTTPHandler {
         clock: @escaping @Sendable () -> Date = { Date() },
         random: any RandomSource = SystemRandom(),
         keys: ProviderKeyMaterial? = nil
-    ) throws {
-        let material = try keys ?? ProviderKeyMaterial.generate()
+    ) {
+        let material: ProviderKeyMaterial
+        if let keys {
+            material = keys
+        } else {
+            do { material = try ProviderKeyMaterial.generate() } catch { fatalError("OpenSSL could not generate RSA keys: \(error)") }
+        }
         self.material = material
         self.clock = clock
         self.random = random
@@ -151,13 +156,13 @@ public actor MockProvider: MockHTTPHandler {
     /// Adds a new signing key and signs with it from now on. The new `kid` is in every JWKS
     /// served after this call, so a backend only knows it once it re-fetches (P5).
     @discardableResult
-    public func rotateSigningKey() throws -> String {
+    public func rotateSigningKey() -> String {
         let key: RSAKey
         if sparesUsed < material.spares.count {
             key = material.spares[sparesUsed]
             sparesUsed += 1
         } else {
-            key = try RSAKey.generate()
+            do { key = try RSAKey.generate() } catch { fatalError("OpenSSL could not generate an RSA key: \(error)") }
         }
         let kid = freshKeyID()
         let providerKey = ProviderKey(kid: kid, key: key)
@@ -199,7 +204,7 @@ public actor MockProvider: MockHTTPHandler {
     public func signIn(
         clientID: String, rawNonce: String?, user: MockUser, forgery: TokenForgery = .none,
         outcome: AuthorizeOutcome = .approved
-    ) throws -> ProviderSignIn {
+    ) -> ProviderSignIn {
         let state = random.string(length: 16)
         guard outcome == .approved else {
             return ProviderSignIn(
@@ -213,22 +218,23 @@ public actor MockProvider: MockHTTPHandler {
         }
         let nonceClaim = raw.map(TokenMinter.sha256Hex)
         switch forgery.caseID {
-        case "P5": try rotateSigningKey()
+        case "P5": rotateSigningKey()
         case "P6":
             addUnusableKeys()
-            try rotateSigningKey()
+            rotateSigningKey()
         default: break
         }
         let code = issueCode(clientID: clientID, user: user, nonceClaim: nonceClaim, redirectURI: nil)
         let mint = minter()
         let claims = mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nonceClaim, code: code)
-        let token = try mint.idToken(
+        let token = Self.signed { try mint.idToken(
             claims: claims, forgery: forgery, nonceClaim: nonceClaim, clientID: clientID, user: user,
             notification: {
                 try mint.notification(
                     claims: mint.notificationClaims(clientID: clientID, event: NotificationEvent(kind: .emailEnabled, sub: user.sub, email: user.email)),
                     forgery: .none, idToken: { "" })
             })
+        }
         let posted = forgery.caseID == "C14" ? nonceClaim : raw
         return ProviderSignIn(
             outcome: .approved, code: code, idToken: token, rawNonce: posted, nonceClaim: nonceClaim, state: state,
@@ -237,13 +243,20 @@ public actor MockProvider: MockHTTPHandler {
 
     /// A signed server-to-server notification JWT (post it as `{"payload":"<JWT>"}`), honest or
     /// forged (N2; C17 index 1 gives an ID token instead).
-    public func mintNotification(clientID: String, event: NotificationEvent, forgery: TokenForgery = .none) throws -> String {
+    public func mintNotification(clientID: String, event: NotificationEvent, forgery: TokenForgery = .none) -> String {
         let mint = minter()
         let claims = mint.notificationClaims(clientID: clientID, event: event)
-        return try mint.notification(claims: claims, forgery: forgery) {
-            let user = MockUser(sub: event.sub, email: event.email ?? "user@privaterelay.appleid.com")
-            return try mint.honest(mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nil, code: nil))
+        return Self.signed {
+            try mint.notification(claims: claims, forgery: forgery) {
+                let user = MockUser(sub: event.sub, email: event.email ?? "user@privaterelay.appleid.com")
+                return try mint.honest(mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nil, code: nil))
+            }
         }
+    }
+
+    /// Signing with in-memory keys the provider generated cannot fail short of OpenSSL breaking.
+    private static func signed(_ body: () throws -> String) -> String {
+        do { return try body() } catch { fatalError("signing with the provider's own key failed: \(error)") }
     }
 
     /// X1–X3: how `/auth/token` misbehaves until set back to nil.

@@ -1,0 +1,710 @@
+import FlowModel
+import Foundation
+import JOSE
+
+/// The embedded mock backend: derived from the flows' `http` blocks, never hand-written per
+/// flow. It serves every route the specs name, infers what each does from its templates (sign
+/// in with `{{provider.id_token}}`, exchange `{{provider.code}}`, need a session for
+/// `Authorization: Bearer {{x}}`, take notifications, delete accounts, check declared
+/// credentials), validates provider tokens strictly per token-cases.md against the mock
+/// provider's JWKS, and answers each request with the `expect` block of the step or branch it
+/// matches. Correct by default; `Defect`s inject classic bugs so the checker can be proved to
+/// catch them. Rejections are 4xx with a JSON error and create nothing.
+public actor MockBackend: MockHTTPHandler {
+    struct Session {
+        var account: String
+        var alive = true
+        var values: [String: String] = [:]
+    }
+
+    struct Account {
+        var key: String
+        var sub: String?
+        var email: String?
+        var clientID: String?
+        var refreshToken: String?
+        var accessToken: String?
+        var deleted = false
+    }
+
+    struct Rejection: Error {
+        var status: Int
+        var code: String
+        var reason: String
+        var malformed = false
+
+        static func malformed(_ reason: String) -> Rejection { Rejection(status: 400, code: "invalid_token", reason: reason, malformed: true) }
+        static func invalid(_ reason: String) -> Rejection { Rejection(status: 401, code: "invalid_token", reason: reason) }
+        static func request(_ reason: String) -> Rejection { Rejection(status: 400, code: "invalid_request", reason: reason) }
+        static func unauthorized(_ reason: String) -> Rejection { Rejection(status: 401, code: "unauthorized", reason: reason) }
+        static func upstream(_ reason: String) -> Rejection { Rejection(status: 503, code: "provider_unavailable", reason: reason) }
+    }
+
+    /// What an accepted request will do once its success answer is chosen.
+    struct Acceptance {
+        enum Effect {
+            case none
+            /// Create a new session for the account (sign-in, credentials, renewal).
+            case newSession
+            /// Revoke at the provider, end every session, delete the account.
+            case deleteAccount
+            /// Apply a notification event (once per jti).
+            case notification(jti: String, type: String, sub: String, email: String?)
+        }
+
+        var account: String?
+        var effect: Effect
+        var values: [String: String] = [:]
+        var replayHash: String?
+    }
+
+    public let defects: Set<Defect>
+    private let flows: [Flow]
+    private let table: RouteTable
+    private let providerBaseURL: URL
+    private let registration: ClientRegistration
+    private let signer: ClientSecretSigner?
+    private let clock: @Sendable () -> Date
+    private let random: any RandomSource
+    private let transport: any HTTPTransport
+    private let server = MockHTTPServer()
+
+    private var jwksKeys: [String: [RSAKey]] = [:]
+    private var jwksFirstKey: RSAKey?
+    private var jwksUnusable = 0
+    private var jwksLoaded = false
+    private var jwksFetches = 0
+    private var sessions: [String: Int] = [:]
+    private var sessionData: [Int: Session] = [:]
+    private var nextSessionID = 1
+    private var accounts: [String: Account] = [:]
+    private var usedTokens: [String: Int64] = [:]
+    private var replayCache: [String: String] = [:]
+    private var processedJTIs = Set<String>()
+    private var lastReason: String?
+
+    /// Seconds of clock skew tolerated for `exp`, `iat` and `nbf`.
+    static let leeway: Int64 = 60
+
+    public init(
+        flows: [Flow],
+        providerBaseURL: URL,
+        registration: ClientRegistration,
+        clientPrivateKeyPEM: String,
+        defects: Set<Defect> = [],
+        clock: @escaping @Sendable () -> Date = { Date() },
+        random: any RandomSource = SystemRandom(),
+        transport: (any HTTPTransport)? = nil
+    ) {
+        self.flows = flows
+        self.table = RouteTable(flows: flows)
+        self.providerBaseURL = providerBaseURL
+        self.registration = registration
+        self.signer = try? ClientSecretSigner(teamID: registration.teamID, keyID: registration.keyID, privateKeyPEM: clientPrivateKeyPEM)
+        self.defects = defects
+        self.clock = clock
+        self.random = random
+        self.transport = transport ?? URLSessionTransport()
+    }
+
+    // MARK: Lifecycle and introspection
+
+    public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> URL {
+        try await server.start(host: host, port: port, handler: self, label: "mock-backend")
+    }
+
+    public func stop() async { await server.stop() }
+
+    /// `METHOD /path` of every route served, in spec order.
+    public nonisolated var routeDescriptions: [String] { table.routes.map { "\($0.method) \($0.pathText)" } }
+
+    /// Whether `token` (a captured session value) is a live session.
+    public func isSessionAlive(_ token: String) -> Bool {
+        sessions[token].flatMap { sessionData[$0]?.alive } ?? false
+    }
+
+    /// Accounts created so far (deleted ones included).
+    public func accountCount() -> Int { accounts.count }
+
+    /// How often the backend fetched the provider's JWKS.
+    public func jwksFetchCount() -> Int { jwksFetches }
+
+    /// Why the last request was rejected (for tests and logs; no secrets).
+    public func lastRejectionReason() -> String? { lastReason }
+
+    private var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }
+
+    private func has(_ defect: Defect) -> Bool { defects.contains(defect) }
+
+    private func freshToken() -> String { "fs_" + random.string(length: 32) }
+
+    // MARK: Request handling
+
+    public func handle(_ request: MockHTTPRequest) async -> MockHTTPResponse {
+        guard let (route, _) = table.routes(for: request, fixed: [:]).first else {
+            return .error(404, "not_found", description: "no flow describes \(request.method) \(request.path)")
+        }
+        // The route's contract is the step's own template: it says where the inputs are.
+        var best: (candidate: RouteCandidate, match: RequestMatch)?
+        for candidate in route.candidates where candidate.isStepRequest {
+            if let match = RequestMatcher.match(candidate.request, request, fixed: [:]), match.score > (best?.match.score ?? -1) {
+                best = (candidate, match)
+            }
+        }
+        if best == nil {
+            for candidate in route.candidates {
+                if let match = RequestMatcher.match(candidate.request, request, fixed: [:]), match.score > (best?.match.score ?? -1) {
+                    best = (candidate, match)
+                }
+            }
+        }
+        guard let (contract, match) = best else {
+            return respond(route: route, request: request, flowIndex: route.candidates[0].flowIndex, verdict: .failure(.request("the request does not match the route's template")))
+        }
+        let flow = flows[contract.flowIndex]
+        let behaviour = RouteTable.behaviour(of: contract, in: flow)
+        let verdict: Result<Acceptance, Rejection>
+        do {
+            verdict = .success(try await evaluate(behaviour, bindings: match.bindings, request: request, flow: flow, route: route))
+        } catch let rejection as Rejection {
+            verdict = .failure(rejection)
+        } catch {
+            verdict = .failure(.request("\(error)"))
+        }
+        return await finish(route: route, request: request, flowIndex: contract.flowIndex, bindings: match.bindings, verdict: verdict)
+    }
+
+    /// Chooses the answer (the step's or a branch's `expect`), commits the acceptance only when
+    /// the answer is a success, and renders it.
+    private func finish(route: BackendRoute, request: MockHTTPRequest, flowIndex: Int, bindings: [String: String], verdict: Result<Acceptance, Rejection>) async -> MockHTTPResponse {
+        var matching: [(RouteCandidate, Int)] = []
+        for candidate in route.candidates {
+            let fixed = variables(of: flows[candidate.flowIndex])
+            if let match = RequestMatcher.match(candidate.request, request, fixed: fixed) { matching.append((candidate, match.score)) }
+        }
+        func best(_ list: [(RouteCandidate, Int)]) -> RouteCandidate? {
+            list.max { a, b in
+                if a.1 != b.1 { return a.1 < b.1 }
+                let aStep = a.0.alternateIndex == nil ? 1 : 0
+                let bStep = b.0.alternateIndex == nil ? 1 : 0
+                if aStep != bStep { return aStep < bStep }
+                return a.0.flowIndex > b.0.flowIndex
+            }?.0
+        }
+        switch verdict {
+        case .success(var acceptance):
+            if let success = best(matching.filter { $0.0.succeeds }) {
+                let captures = await commit(&acceptance, captures: success.expectation?.captures ?? [], request: request)
+                lastReason = nil
+                return render(success.expectation, accepted: true, flowIndex: success.flowIndex, bindings: bindings, acceptance: acceptance, captures: captures, request: request, rejection: nil)
+            }
+            if let failure = best(matching.filter { !$0.0.succeeds }) {
+                let rejection = Rejection(status: 400, code: "invalid_request", reason: "the request matches a failure branch of the spec")
+                lastReason = rejection.reason
+                return render(failure.expectation, accepted: false, flowIndex: failure.flowIndex, bindings: bindings, acceptance: nil, captures: [:], request: request, rejection: rejection)
+            }
+            let captures = await commit(&acceptance, captures: [], request: request)
+            return render(nil, accepted: true, flowIndex: flowIndex, bindings: bindings, acceptance: acceptance, captures: captures, request: request, rejection: nil)
+        case .failure(let rejection):
+            return respond(route: route, request: request, flowIndex: flowIndex, verdict: .failure(rejection), matching: matching.map(\.0), bindings: bindings)
+        }
+    }
+
+    private func respond(route: BackendRoute, request: MockHTTPRequest, flowIndex: Int, verdict: Result<Acceptance, Rejection>, matching: [RouteCandidate] = [], bindings: [String: String] = [:]) -> MockHTTPResponse {
+        guard case .failure(let rejection) = verdict else { return .empty(500) }
+        lastReason = rejection.reason
+        if rejection.malformed && has(.serverErrorOnMalformed) {
+            return .error(500, "server_error", description: "unhandled exception while decoding the token")
+        }
+        let failure = matching.first { !$0.succeeds } ?? route.candidates.first { !$0.succeeds && $0.flowIndex == flowIndex } ?? route.candidates.first { !$0.succeeds }
+        var expectation = failure?.expectation
+        if rejection.status >= 500 { expectation = nil }
+        if expectation?.status == nil {
+            return render(nil, accepted: false, flowIndex: flowIndex, bindings: bindings, acceptance: nil, captures: [:], request: request, rejection: rejection, status: rejection.status)
+        }
+        return render(expectation, accepted: false, flowIndex: failure?.flowIndex ?? flowIndex, bindings: bindings, acceptance: nil, captures: [:], request: request, rejection: rejection)
+    }
+
+    private func render(
+        _ expectation: Expectation?, accepted: Bool, flowIndex: Int, bindings: [String: String], acceptance: Acceptance?,
+        captures: [String: String], request: MockHTTPRequest, rejection: Rejection?, status: Int? = nil
+    ) -> MockHTTPResponse {
+        var values = variables(of: flows[flowIndex])
+        for (name, value) in bindings { values[name] = value }
+        if let token = request.bearerToken, let id = sessions[token], let session = sessionData[id] {
+            for (name, value) in session.values { values[name] = value }
+        }
+        var email: String?
+        var subject: String?
+        if let acceptance {
+            for (name, value) in acceptance.values { values[name] = value }
+            if let key = acceptance.account, let account = accounts[key] {
+                email = account.email
+                subject = account.sub ?? account.key
+            }
+        }
+        if let email { values["provider.email"] = values["provider.email"] ?? email }
+        let synthesizer = ResponseSynthesizer(
+            values: values, captures: captures, email: email ?? values["provider.email"], subject: subject ?? values["provider.sub"],
+            freshToken: { [random] in "fs_" + random.string(length: 32) })
+        var response = synthesizer.response(
+            for: expectation, accepted: accepted, errorCode: rejection?.code, errorDescription: rejection?.reason, method: request.method)
+        if let status, expectation == nil { response.status = status }
+        return response
+    }
+
+    private func variables(of flow: Flow) -> [String: String] {
+        Dictionary(flow.variables.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    // MARK: Commit
+
+    private func commit(_ acceptance: inout Acceptance, captures: [Capture], request: MockHTTPRequest) async -> [String: String] {
+        var issued: [String: String] = [:]
+        for capture in captures { issued[capture.name] = freshToken() }
+        let bearerSession = request.bearerToken.flatMap { sessions[$0] }
+        switch acceptance.effect {
+        case .newSession:
+            let key = acceptance.account ?? "anonymous-" + random.string(length: 12)
+            acceptance.account = key
+            if accounts[key] == nil { accounts[key] = Account(key: key) }
+            if let hash = acceptance.replayHash, has(.acceptReplay) { replayCache[hash] = key }
+            createSession(account: key, tokens: issued)
+        case .deleteAccount:
+            if let id = bearerSession, let key = sessionData[id]?.account {
+                acceptance.account = key
+                await revokeAtProvider(account: key)
+                accounts[key]?.deleted = true
+                accounts[key]?.refreshToken = nil
+                accounts[key]?.accessToken = nil
+                endSessions(of: key)
+            }
+        case .notification(let jti, let type, let sub, let email):
+            if processedJTIs.insert(jti).inserted {
+                switch type {
+                case "consent-revoked":
+                    endSessions(of: sub)
+                case "account-delete", "account-deleted":
+                    accounts[sub]?.deleted = true
+                    endSessions(of: sub)
+                case "email-disabled", "email-enabled":
+                    if let email { accounts[sub]?.email = email }
+                default:
+                    break
+                }
+            }
+        case .none:
+            if !issued.isEmpty {
+                if let id = bearerSession {
+                    for (name, token) in issued {
+                        sessions[token] = id
+                        sessionData[id]?.values[name] = token
+                    }
+                } else {
+                    let key = "anonymous-" + random.string(length: 12)
+                    accounts[key] = Account(key: key)
+                    createSession(account: key, tokens: issued)
+                }
+            }
+        }
+        return issued
+    }
+
+    private func createSession(account: String, tokens: [String: String]) {
+        let id = nextSessionID
+        nextSessionID += 1
+        sessionData[id] = Session(account: account, values: tokens)
+        for token in tokens.values { sessions[token] = id }
+    }
+
+    private func endSessions(of account: String) {
+        guard !has(.keepSessionAfterRevoke) else { return }
+        for (id, session) in sessionData where session.account == account { sessionData[id]?.alive = false }
+    }
+
+    // MARK: Behaviours
+
+    private func evaluate(_ behaviour: RouteBehaviour, bindings: [String: String], request: MockHTTPRequest, flow: Flow, route: BackendRoute) async throws -> Acceptance {
+        var session: Session?
+        if behaviour.contains(.bearer) {
+            guard let token = request.bearerToken, let id = sessions[token], let live = sessionData[id], live.alive else {
+                throw Rejection.unauthorized("no live session for the bearer token")
+            }
+            session = live
+        }
+        let audiences = self.audiences(of: route)
+        if behaviour.contains(.notification) {
+            return try await evaluateNotification(bindings: bindings, request: request, audiences: audiences)
+        }
+        if behaviour.contains(.signIn) {
+            return try await evaluateSignIn(behaviour, bindings: bindings, flow: flow, audiences: audiences)
+        }
+        if behaviour.contains(.codeExchange) {
+            return try await evaluateCodeOnly(bindings: bindings, flow: flow, audiences: audiences)
+        }
+        if behaviour.contains(.deletion) {
+            return Acceptance(account: session?.account, effect: .deleteAccount)
+        }
+        if behaviour.contains(.refresh), let session {
+            return try await evaluateRefresh(session: session)
+        }
+        if behaviour.contains(.credentials) {
+            let declared = variables(of: flow)
+            var account: String?
+            for variable in flow.variables {
+                guard let value = bindings[variable.name] else { continue }
+                guard value == declared[variable.name] else { throw Rejection.unauthorized("invalid credentials") }
+                if account == nil { account = value }
+            }
+            let key = account ?? "anonymous"
+            if accounts[key] == nil {
+                accounts[key] = Account(key: key, sub: key, email: key.contains("@") ? key : "\(key)@example.com")
+            }
+            return Acceptance(account: key, effect: .newSession)
+        }
+        return Acceptance(account: session?.account, effect: .none)
+    }
+
+    private func audiences(of route: BackendRoute) -> Set<String> {
+        var result = Set<String>()
+        for candidate in route.candidates {
+            if let clientID = flows[candidate.flowIndex].variables.first(where: { $0.name == "client_id" })?.value { result.insert(clientID) }
+        }
+        return result.isEmpty ? [registration.clientID] : result
+    }
+
+    private func evaluateSignIn(_ behaviour: RouteBehaviour, bindings: [String: String], flow: Flow, audiences: Set<String>) async throws -> Acceptance {
+        guard let token = bindings["provider.id_token"], !token.isEmpty else { throw Rejection.request("id_token is missing") }
+        let hash = TokenMinter.sha256Hex(token)
+        if has(.acceptReplay), let key = replayCache[hash] {
+            return Acceptance(account: key, effect: .newSession, values: accountValues(key))
+        }
+        let verified = try await verify(token, skipSignature: false)
+        let claims = verified.claims
+        try checkIDTokenClaims(claims, audiences: audiences, rawNonce: bindings["provider.nonce"])
+        if !has(.acceptReplay) {
+            usedTokens = usedTokens.filter { $0.value + Self.leeway >= now }
+            guard usedTokens[hash] == nil else { throw Rejection.invalid("this id_token was already used (replay)") }
+            usedTokens[hash] = claims["exp"]?.doubleValue.map { Int64($0) } ?? now + 600
+        }
+        let sub = claims.string("sub") ?? ""
+        let clientID = Self.audience(claims, within: audiences) ?? registration.clientID
+        var exchanged: (refresh: String?, access: String?)?
+        if behaviour.contains(.codeExchange), !has(.noCodeExchange) {
+            guard let code = bindings["provider.code"], !code.isEmpty else { throw Rejection.request("authorization code is missing") }
+            exchanged = try await exchange(code: code, clientID: clientID, flow: flow, expectedSub: sub)
+        }
+        upsertAccount(sub: sub, email: claims.string("email"), clientID: clientID, tokens: exchanged)
+        return Acceptance(account: sub, effect: .newSession, values: accountValues(sub), replayHash: hash)
+    }
+
+    private func evaluateCodeOnly(bindings: [String: String], flow: Flow, audiences: Set<String>) async throws -> Acceptance {
+        guard !has(.noCodeExchange) else { return Acceptance(account: nil, effect: .newSession) }
+        guard let code = bindings["provider.code"], !code.isEmpty else { throw Rejection.request("authorization code is missing") }
+        let clientID = variables(of: flow)["client_id"] ?? registration.clientID
+        let result = try await exchangeRaw(code: code, clientID: clientID, flow: flow)
+        let verified = try await verify(result.idToken, skipSignature: false)
+        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: nil)
+        let sub = verified.claims.string("sub") ?? ""
+        upsertAccount(sub: sub, email: verified.claims.string("email"), clientID: clientID, tokens: (result.refresh, result.access))
+        return Acceptance(account: sub, effect: .newSession, values: accountValues(sub))
+    }
+
+    private func evaluateRefresh(session: Session) async throws -> Acceptance {
+        guard let account = accounts[session.account], let refresh = account.refreshToken, let sub = account.sub else {
+            return Acceptance(account: session.account, effect: .newSession, values: accountValues(session.account))
+        }
+        let clientID = account.clientID ?? registration.clientID
+        let response = try await postToProvider(MockProvider.tokenPath, [
+            ("client_id", clientID), ("client_secret", clientSecret(clientID)), ("grant_type", "refresh_token"), ("refresh_token", refresh),
+        ])
+        guard response.status == 200, let body = response.jsonBody, case .string(let idToken)? = JSONPath(parsing: "$.id_token")?.evaluate(in: body) else {
+            endSessions(of: session.account)
+            throw Rejection.unauthorized("the provider refused the refresh token (\(Self.errorCode(response)))")
+        }
+        let verified = try await verify(idToken, skipSignature: false)
+        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: sub)
+        if case .string(let access)? = JSONPath(parsing: "$.access_token")?.evaluate(in: body) { accounts[session.account]?.accessToken = access }
+        return Acceptance(account: session.account, effect: .newSession, values: accountValues(session.account))
+    }
+
+    private func evaluateNotification(bindings: [String: String], request: MockHTTPRequest, audiences: Set<String>) async throws -> Acceptance {
+        var jwt = bindings["provider.notification"]
+        if jwt == nil, let body = JSONBridge.parse(request.body), case .string(let payload)? = JSONPath(parsing: "$.payload")?.evaluate(in: body) {
+            jwt = payload
+        }
+        guard let jwt, !jwt.isEmpty else { throw Rejection.request("notification payload is missing") }
+        let verified = try await verify(jwt, skipSignature: has(.ignoreNotificationSignature))
+        let claims = verified.claims
+        if !has(.skipIss), claims.string("iss") != FlowMocks.appleIssuer { throw Rejection.invalid("notification iss is not Apple") }
+        if !has(.skipAud), !Self.audienceAccepted(claims["aud"], audiences) { throw Rejection.invalid("notification aud is not ours") }
+        if !has(.skipExp) {
+            guard let exp = claims["exp"]?.doubleValue, case .int = claims["exp"]! else { throw Rejection.invalid("notification exp missing or not a number") }
+            guard Int64(exp) + Self.leeway > now else { throw Rejection.invalid("notification expired") }
+        }
+        if !has(.skipIat), claims["iat"]?.doubleValue == nil { throw Rejection.invalid("notification iat missing") }
+        guard let jti = claims.string("jti"), !jti.isEmpty else { throw Rejection.invalid("notification has no jti") }
+        guard let eventsText = claims.string("events"), let events = try? StrictJSON.parseObject(Array(eventsText.utf8)),
+            let type = events.string("type"), let sub = events.string("sub"), !sub.isEmpty
+        else { throw Rejection.invalid("notification has no events object (type, sub)") }
+        return Acceptance(account: sub, effect: .notification(jti: jti, type: type, sub: sub, email: events.string("email")))
+    }
+
+    private func accountValues(_ key: String) -> [String: String] {
+        guard let account = accounts[key] else { return [:] }
+        var values: [String: String] = [:]
+        if let sub = account.sub { values["provider.sub"] = sub }
+        if let email = account.email { values["provider.email"] = email }
+        return values
+    }
+
+    private func upsertAccount(sub: String, email: String?, clientID: String, tokens: (refresh: String?, access: String?)?) {
+        var account = accounts[sub] ?? Account(key: sub, sub: sub)
+        if account.deleted { account = Account(key: sub, sub: sub) }
+        account.email = email ?? account.email
+        account.clientID = clientID
+        if let tokens {
+            account.refreshToken = tokens.refresh ?? account.refreshToken
+            account.accessToken = tokens.access ?? account.accessToken
+        }
+        accounts[sub] = account
+    }
+
+    // MARK: Provider calls
+
+    private func clientSecret(_ clientID: String) -> String {
+        (try? signer?.sign(clientID: clientID, now: now, der: has(.clientSecretDER))) ?? ""
+    }
+
+    private func postToProvider(_ path: String, _ fields: [(String, String)]) async throws -> MockHTTPResponse {
+        let url = providerBaseURL.appendingPathComponent(String(path.dropFirst()))
+        do {
+            return try await transport.send(.form(path, fields), to: url)
+        } catch {
+            throw Rejection.upstream("the identity provider is unreachable")
+        }
+    }
+
+    private static func errorCode(_ response: MockHTTPResponse) -> String {
+        if let body = response.jsonBody, case .string(let code)? = JSONPath(parsing: "$.error")?.evaluate(in: body) { return code }
+        return "HTTP \(response.status)"
+    }
+
+    private func exchangeRaw(code: String, clientID: String, flow: Flow) async throws -> (idToken: String, refresh: String?, access: String?) {
+        var fields = [("client_id", clientID), ("client_secret", clientSecret(clientID)), ("code", code), ("grant_type", "authorization_code")]
+        if let redirect = variables(of: flow)["redirect_uri"] ?? registration.redirectURI { fields.append(("redirect_uri", redirect)) }
+        let response = try await postToProvider(MockProvider.tokenPath, fields)
+        guard response.status == 200, let body = response.jsonBody,
+            case .string(let idToken)? = JSONPath(parsing: "$.id_token")?.evaluate(in: body)
+        else {
+            throw Rejection.invalid("the code exchange failed (\(Self.errorCode(response)))")
+        }
+        var refresh: String?
+        var access: String?
+        if case .string(let value)? = JSONPath(parsing: "$.refresh_token")?.evaluate(in: body) { refresh = value }
+        if case .string(let value)? = JSONPath(parsing: "$.access_token")?.evaluate(in: body) { access = value }
+        return (idToken, refresh, access)
+    }
+
+    private func exchange(code: String, clientID: String, flow: Flow, expectedSub: String) async throws -> (refresh: String?, access: String?) {
+        let result = try await exchangeRaw(code: code, clientID: clientID, flow: flow)
+        let verified = try await verify(result.idToken, skipSignature: false)
+        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: expectedSub)
+        return (result.refresh, result.access)
+    }
+
+    private func revokeAtProvider(account key: String) async {
+        guard !has(.skipRevoke), let account = accounts[key], let clientID = account.clientID else { return }
+        let token: (String, String)?
+        if let refresh = account.refreshToken {
+            token = (refresh, "refresh_token")
+        } else if let access = account.accessToken {
+            token = (access, "access_token")
+        } else {
+            token = nil
+        }
+        guard let (value, hint) = token else { return }
+        _ = try? await postToProvider(MockProvider.revokePath, [
+            ("client_id", clientID), ("client_secret", clientSecret(clientID)), ("token", value), ("token_type_hint", hint),
+        ])
+    }
+
+    // MARK: Token validation
+
+    struct VerifiedToken {
+        var header: JSONObject
+        var claims: JSONObject
+    }
+
+    /// Header and signature, strictly (each check can be switched off by a defect).
+    func verify(_ token: String, skipSignature: Bool) async throws -> VerifiedToken {
+        let parsed: ParsedJWS
+        do { parsed = try JWS.parse(token) } catch { throw Rejection.malformed("malformed token: \(error)") }
+        let header = parsed.header
+        guard let alg = header.string("alg") else { throw Rejection.invalid("header has no alg") }
+        var noSignature = skipSignature || has(.skipSignature)
+        var algorithm = JWSAlgorithm.RS256
+        if alg.lowercased() == "none" {
+            guard has(.algNoneAccepted) else { throw Rejection.invalid("unsecured (alg none) tokens are refused") }
+            noSignature = true
+        } else if has(.trustHeaderAlg) {
+            guard let named = JWSAlgorithm(rawValue: alg) else { throw Rejection.invalid("unsupported alg \(alg)") }
+            algorithm = named
+        } else if !has(.ignoreHeaderAlg), alg != "RS256" {
+            throw Rejection.invalid("alg \(alg) is not RS256")
+        }
+        if header.contains("crit"), !has(.acceptCrit) { throw Rejection.invalid("unsupported critical header") }
+        if header.contains("x5c") { throw Rejection.invalid("x5c header refused") }
+        var key: RSAKey?
+        if let embedded = header["jwk"] {
+            guard has(.trustEmbeddedJWK) else { throw Rejection.invalid("jwk header refused: keys come from the provider's JWKS") }
+            key = embedded.objectValue.flatMap { try? JWK(object: $0) }.flatMap { try? RSAKey(jwk: $0.publicOnly) }
+        } else if let remote = header.string("jku") ?? header.string("x5u") {
+            guard has(.trustJKU) else { throw Rejection.invalid("jku/x5u header refused: keys come from the provider's JWKS") }
+            key = await fetchRemoteKey(remote, kid: header.string("kid"))
+        }
+        if !noSignature {
+            if key == nil { key = try await selectKey(header["kid"]) }
+            guard let key else { throw Rejection.invalid("no key to verify with") }
+            let verificationKey: JWSVerificationKey = algorithm == .HS256 ? .hmac(Array(key.publicKeyPEM.utf8)) : .rsa(key)
+            guard parsed.verifySignature(algorithm: algorithm, key: verificationKey) else {
+                throw Rejection.invalid("signature does not verify")
+            }
+        }
+        guard let claims = parsed.payload else {
+            throw Rejection.invalid("payload is not a JSON object" + (parsed.payloadError.map { ": \($0)" } ?? ""))
+        }
+        return VerifiedToken(header: header, claims: claims)
+    }
+
+    private func selectKey(_ kidNode: JSONNode?) async throws -> RSAKey {
+        if !jwksLoaded { try await fetchJWKS() }
+        if has(.rejectUnusableJWKS), jwksUnusable > 0 { throw Rejection.invalid("the JWKS holds a key this verifier cannot read") }
+        if has(.firstKey), let first = jwksFirstKey { return first }
+        guard let kid = kidNode?.stringValue else { throw Rejection.invalid("header has no kid") }
+        if let keys = jwksKeys[kid] {
+            guard keys.count == 1 else { throw Rejection.invalid("several JWKS keys share the kid") }
+            return keys[0]
+        }
+        if !has(.noJWKSRefetch) {
+            try await fetchJWKS()
+            if has(.rejectUnusableJWKS), jwksUnusable > 0 { throw Rejection.invalid("the JWKS holds a key this verifier cannot read") }
+            if let keys = jwksKeys[kid], keys.count == 1 { return keys[0] }
+        }
+        if has(.kidFallback), let first = jwksFirstKey { return first }
+        throw Rejection.invalid("kid is not in the provider's JWKS")
+    }
+
+    private func fetchJWKS() async throws {
+        let url = providerBaseURL.appendingPathComponent(String(MockProvider.jwksPath.dropFirst()))
+        let response: MockHTTPResponse
+        do {
+            response = try await transport.send(MockHTTPRequest(method: "GET", target: MockProvider.jwksPath), to: url)
+        } catch {
+            throw Rejection.upstream("the provider's JWKS is unreachable")
+        }
+        jwksFetches += 1
+        guard response.status == 200, let decoded = try? JWKS.decode(json: response.body) else {
+            throw Rejection.upstream("the provider's JWKS is unreadable")
+        }
+        var keys: [String: [RSAKey]] = [:]
+        var first: RSAKey?
+        var unusable = decoded.skipped
+        for jwk in decoded.set.keys {
+            guard jwk.kty == "RSA", jwk.use == nil || jwk.use == "sig", jwk.alg == nil || jwk.alg == "RS256",
+                let key = try? RSAKey(jwk: jwk.publicOnly), key.bits >= 2048
+            else {
+                unusable += 1
+                continue
+            }
+            if first == nil { first = key }
+            if let kid = jwk.kid { keys[kid, default: []].append(key) }
+        }
+        jwksKeys = keys
+        jwksFirstKey = first
+        jwksUnusable = unusable
+        jwksLoaded = true
+    }
+
+    /// What a backend that trusts `jku`/`x5u` does: fetch the URL (the provider records it).
+    private func fetchRemoteKey(_ address: String, kid: String?) async -> RSAKey? {
+        guard let url = URL(string: address), url.scheme == "http" || url.scheme == "https" else { return nil }
+        var target = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { target += "?" + query }
+        guard let response = try? await transport.send(MockHTTPRequest(method: "GET", target: target), to: url), response.status == 200 else {
+            return nil
+        }
+        if let set = try? JWKS(json: response.body) {
+            let jwk = set.keys.first { $0.kid == kid } ?? set.keys.first
+            return jwk.flatMap { try? RSAKey(jwk: $0.publicOnly) }
+        }
+        return try? RSAKey(pem: response.bodyText)
+    }
+
+    // MARK: Claims
+
+    static func audience(_ claims: JSONObject, within audiences: Set<String>) -> String? {
+        if let aud = claims.string("aud") { return audiences.contains(aud) ? aud : nil }
+        if let first = claims["aud"]?.arrayValue?.first?.stringValue { return audiences.contains(first) ? first : nil }
+        return nil
+    }
+
+    /// `aud` is one of ours, as a string or an array holding only ours.
+    static func audienceAccepted(_ node: JSONNode?, _ audiences: Set<String>) -> Bool {
+        guard let node else { return false }
+        if let aud = node.stringValue { return audiences.contains(aud) }
+        guard let elements = node.arrayValue, !elements.isEmpty else { return false }
+        return elements.allSatisfy { $0.stringValue.map(audiences.contains) ?? false }
+    }
+
+    private static func isNumber(_ node: JSONNode?) -> Bool {
+        switch node {
+        case .int?, .double?: true
+        default: false
+        }
+    }
+
+    private func checkIDTokenClaims(_ claims: JSONObject, audiences: Set<String>, rawNonce: String?) throws {
+        if claims.contains("events") { throw Rejection.invalid("a notification is not an ID token") }
+        if !has(.skipIss), claims.string("iss") != FlowMocks.appleIssuer { throw Rejection.invalid("iss is not \(FlowMocks.appleIssuer)") }
+        if !has(.skipAud), !Self.audienceAccepted(claims["aud"], audiences) { throw Rejection.invalid("aud is not this app") }
+        try checkTimes(claims)
+        guard let sub = claims.string("sub"), !sub.isEmpty else { throw Rejection.invalid("sub missing, empty or not a string") }
+        if let rawNonce, !has(.skipNonce) {
+            let expected = has(.nonceUnhashed) ? rawNonce : TokenMinter.sha256Hex(rawNonce)
+            if let claim = claims["nonce"] {
+                guard claim.stringValue == expected else { throw Rejection.invalid("nonce does not match the SHA-256 of the posted nonce") }
+            } else {
+                let supported = claims["nonce_supported"]
+                let unsupported = supported == .bool(false) || supported == .string("false")
+                guard unsupported else { throw Rejection.invalid("nonce claim missing") }
+            }
+        }
+    }
+
+    private func checkTimes(_ claims: JSONObject) throws {
+        let now = self.now
+        if !has(.skipExp) {
+            guard Self.isNumber(claims["exp"]), let exp = claims["exp"]?.doubleValue else { throw Rejection.invalid("exp missing or not a number") }
+            guard exp + Double(Self.leeway) > Double(now) else { throw Rejection.invalid("token expired") }
+        }
+        if !has(.skipIat) {
+            guard Self.isNumber(claims["iat"]), let iat = claims["iat"]?.doubleValue else { throw Rejection.invalid("iat missing or not a number") }
+            guard iat <= Double(now + Self.leeway) else { throw Rejection.invalid("iat is in the future") }
+        }
+        if !has(.skipNbf), let nbf = claims["nbf"] {
+            guard Self.isNumber(nbf), let value = nbf.doubleValue else { throw Rejection.invalid("nbf is not a number") }
+            guard value <= Double(now + Self.leeway) else { throw Rejection.invalid("token not valid yet (nbf)") }
+        }
+    }
+
+    private func checkExchangedClaims(_ claims: JSONObject, clientID: String, expectedSub: String?) throws {
+        if !has(.skipIss), claims.string("iss") != FlowMocks.appleIssuer { throw Rejection.invalid("exchanged id_token: iss is not Apple") }
+        if !has(.skipAud), !Self.audienceAccepted(claims["aud"], [clientID]) { throw Rejection.invalid("exchanged id_token: aud is not this app") }
+        try checkTimes(claims)
+        guard let sub = claims.string("sub"), !sub.isEmpty else { throw Rejection.invalid("exchanged id_token: sub missing") }
+        if let expectedSub, !has(.skipExchangeSubject), sub != expectedSub {
+            throw Rejection.invalid("exchanged id_token: sub differs from the client's token")
+        }
+    }
+}

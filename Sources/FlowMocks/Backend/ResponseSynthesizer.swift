@@ -1,0 +1,194 @@
+import FlowModel
+import Foundation
+
+/// Builds the backend's answer from a spec's `expect` block: the status it names, a JSON body
+/// that satisfies every assertion, real issued tokens where values are captured, and headers
+/// that satisfy the header expectations. What the answer means (accept or reject) is decided
+/// before, by the route's behaviour.
+struct ResponseSynthesizer {
+    /// Values for `{{name}}` in expected values (declared variables, provider values, session).
+    var values: [String: String]
+    /// Capture name → the token issued for it.
+    var captures: [String: String]
+    /// Identity of the account in play, for plausible `{ type: string }` values.
+    var email: String?
+    var subject: String?
+    /// Mints a fresh opaque value.
+    var freshToken: () -> String
+
+    func response(for expectation: Expectation?, accepted: Bool, errorCode: String?, errorDescription: String?, method: String) -> MockHTTPResponse {
+        let status = Self.status(expectation?.status, accepted: accepted)
+        var body: JSONValue = .object([:])
+        var hasBody = status != 204 && status != 304 && method != "HEAD"
+        var absent: [JSONPath] = []
+        if let expectation {
+            // Shallow paths first, so `$.user: {type: object}` does not overwrite `$.user.email`.
+            for assertion in expectation.json.sorted(by: { $0.path.components.count < $1.path.components.count }) {
+                if case .exists(false) = assertion.matcher {
+                    absent.append(assertion.path)
+                    continue
+                }
+                if assertion.path.components.isEmpty {
+                    if let value = value(for: assertion.matcher, path: assertion.path) { body = value }
+                    continue
+                }
+                if let capture = expectation.captures.first(where: { $0.source == .json(assertion.path) }), let token = captures[capture.name],
+                    Self.accepts(assertion.matcher, .string(token))
+                {
+                    body = body.setting(assertion.path, .string(token))
+                } else if let value = value(for: assertion.matcher, path: assertion.path) {
+                    body = body.setting(assertion.path, value)
+                }
+            }
+            for capture in expectation.captures {
+                guard case .json(let path) = capture.source, let token = captures[capture.name] else { continue }
+                if path.evaluate(in: body) == nil { body = body.setting(path, .string(token)) }
+            }
+        }
+        if !accepted, case .object(var members) = body, !absent.contains(where: { $0.description == "$.error" }) {
+            if members["error"] == nil { members["error"] = .string(errorCode ?? "invalid_request") }
+            if let errorDescription, members["error_description"] == nil { members["error_description"] = .string(errorDescription) }
+            body = .object(members)
+        }
+        for path in absent { body = body.removing(path) }
+        if status == 204 || status == 304 { hasBody = false }
+        var headers: [HeaderField] = []
+        if hasBody { headers.append(HeaderField(name: "Content-Type", value: "application/json")) }
+        for expectation in expectation?.headers ?? [] {
+            let current = headers.first { $0.name.lowercased() == expectation.name.lowercased() }?.value
+            headers.removeAll { $0.name.lowercased() == expectation.name.lowercased() }
+            switch expectation.matcher {
+            case .exists(false):
+                if expectation.name.lowercased() == "content-type" { hasBody = false }
+            case .equals(let value):
+                headers.append(HeaderField(name: expectation.name, value: interpolate(value.stringValue)))
+            case .matches(let pattern):
+                let candidates = [current, email, subject, values.values.first].compactMap { $0 }
+                headers.append(HeaderField(name: expectation.name, value: RegexSampler.sample(pattern, preferring: candidates) ?? current ?? "x"))
+            case .exists(true), .type:
+                headers.append(HeaderField(name: expectation.name, value: current ?? freshToken()))
+            }
+        }
+        for capture in expectation?.captures ?? [] {
+            guard case .header(let name) = capture.source, let token = captures[capture.name] else { continue }
+            if !headers.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+                headers.append(HeaderField(name: name, value: token))
+            }
+        }
+        return MockHTTPResponse(status: status, headers: headers, body: hasBody ? Array(body.description.utf8) : [])
+    }
+
+    static func status(_ expectation: StatusExpectation?, accepted: Bool) -> Int {
+        if let expectation {
+            if let code = expectation.codes.first { return code }
+            if let cls = expectation.classes.first { return cls * 100 }
+        }
+        return accepted ? 200 : 400
+    }
+
+    /// Whether an expectation's status means the backend accepted the request (1xx–3xx).
+    static func isSuccess(_ expectation: Expectation?) -> Bool {
+        status(expectation?.status, accepted: true) < 400
+    }
+
+    private func interpolate(_ text: String) -> String {
+        TemplatePattern(text).interpolate(values.merging(captures) { a, _ in a })
+    }
+
+    private func value(for matcher: ValueMatcher, path: JSONPath) -> JSONValue? {
+        switch matcher {
+        case .equals(let value): return interpolated(value)
+        case .exists(true): return .string(plausibleString(for: path))
+        case .exists(false): return nil
+        case .type(let type):
+            switch type {
+            case .string: return .string(plausibleString(for: path))
+            case .number: return .number(1)
+            case .boolean: return .bool(true)
+            case .array: return .array([])
+            case .object: return .object([:])
+            case .null: return .null
+            }
+        case .matches(let pattern):
+            let candidates = [plausibleString(for: path), email, subject, freshToken()].compactMap { $0 }
+            return RegexSampler.sample(pattern, preferring: candidates).map(JSONValue.string)
+        }
+    }
+
+    private func interpolated(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text): .string(interpolate(text))
+        case .array(let values): .array(values.map(interpolated))
+        case .object(let members): .object(members.mapValues(interpolated))
+        default: value
+        }
+    }
+
+    private func plausibleString(for path: JSONPath) -> String {
+        guard case .key(let last)? = path.components.last else { return freshToken() }
+        let key = last.lowercased()
+        if key.contains("email"), let email { return email }
+        if key == "sub" || key.hasSuffix("_id") || key == "id" || key.hasSuffix("sub"), let subject { return subject }
+        if key.contains("token") || key.contains("session") { return freshToken() }
+        return subject ?? freshToken()
+    }
+
+    static func accepts(_ matcher: ValueMatcher, _ value: JSONValue) -> Bool {
+        switch matcher {
+        case .equals(let expected): expected == value
+        case .type(let type): value.typeName == type
+        case .exists(let present): present
+        case .matches(let pattern):
+            if case .string(let text) = value { RegexSampler.fullMatch(pattern, text) } else { false }
+        }
+    }
+}
+
+extension JSONValue {
+    var stringValue: String {
+        if case .string(let text) = self { return text }
+        return description
+    }
+
+    /// A copy with `value` at `path`, creating objects (and arrays, padded with null) on the way.
+    func setting(_ path: JSONPath, _ value: JSONValue) -> JSONValue {
+        Self.set(self, ArraySlice(path.components), value)
+    }
+
+    private static func set(_ node: JSONValue, _ components: ArraySlice<JSONPath.Component>, _ value: JSONValue) -> JSONValue {
+        guard let first = components.first else { return value }
+        let rest = components.dropFirst()
+        switch first {
+        case .key(let key):
+            var members: [String: JSONValue] = [:]
+            if case .object(let existing) = node { members = existing }
+            members[key] = set(members[key] ?? .null, rest, value)
+            return .object(members)
+        case .index(let index):
+            var elements: [JSONValue] = []
+            if case .array(let existing) = node { elements = existing }
+            while elements.count <= index { elements.append(.null) }
+            elements[index] = set(elements[index], rest, value)
+            return .array(elements)
+        }
+    }
+
+    func removing(_ path: JSONPath) -> JSONValue {
+        Self.remove(self, ArraySlice(path.components))
+    }
+
+    private static func remove(_ node: JSONValue, _ components: ArraySlice<JSONPath.Component>) -> JSONValue {
+        guard let first = components.first else { return node }
+        let rest = components.dropFirst()
+        switch (first, node) {
+        case (.key(let key), .object(var members)):
+            if rest.isEmpty { members[key] = nil } else if let child = members[key] { members[key] = remove(child, rest) }
+            return .object(members)
+        case (.index(let index), .array(var elements)) where elements.indices.contains(index):
+            if !rest.isEmpty { elements[index] = remove(elements[index], rest) }
+            return .array(elements)
+        default:
+            return node
+        }
+    }
+}

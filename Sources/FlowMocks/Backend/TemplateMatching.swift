@@ -1,0 +1,236 @@
+import FlowModel
+import Foundation
+
+/// A text with `{{name}}` placeholders, matched against concrete text: literal parts must be
+/// equal, placeholders capture what lies between them. A placeholder whose value is known
+/// (a declared variable, or bound earlier in the same request) must match that value exactly.
+struct TemplatePattern: Hashable, Sendable {
+    enum Part: Hashable, Sendable {
+        case literal([UInt8])
+        case placeholder(String)
+    }
+
+    let parts: [Part]
+
+    init(_ template: String) {
+        var parts: [Part] = []
+        var literal: [UInt8] = []
+        let bytes = Array(template.utf8)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "{"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "{"),
+                let close = Self.find([UInt8(ascii: "}"), UInt8(ascii: "}")], in: bytes, from: i + 2)
+            {
+                let name = String(decoding: bytes[(i + 2)..<close], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                if !name.isEmpty, !name.contains("{") {
+                    if !literal.isEmpty { parts.append(.literal(literal)) }
+                    literal = []
+                    parts.append(.placeholder(name))
+                    i = close + 2
+                    continue
+                }
+            }
+            literal.append(bytes[i])
+            i += 1
+        }
+        if !literal.isEmpty { parts.append(.literal(literal)) }
+        self.parts = parts
+    }
+
+    var names: [String] {
+        parts.compactMap { if case .placeholder(let name) = $0 { name } else { nil } }
+    }
+
+    var hasPlaceholders: Bool { !names.isEmpty }
+
+    /// The template with every placeholder replaced by its value (unknown names left as written).
+    func interpolate(_ values: [String: String]) -> String {
+        parts.map { part -> String in
+            switch part {
+            case .literal(let bytes): String(decoding: bytes, as: UTF8.self)
+            case .placeholder(let name): values[name] ?? "{{\(name)}}"
+            }
+        }.joined()
+    }
+
+    /// Matches `text`; returns the new bindings and a specificity score (literal bytes matched,
+    /// fixed values included), or nil.
+    func match(_ text: String, fixed: [String: String], bindings: [String: String]) -> (bindings: [String: String], score: Int)? {
+        let resolved: [Part] = parts.map { part in
+            if case .placeholder(let name) = part, let value = fixed[name] ?? bindings[name] { return .literal(Array(value.utf8)) }
+            return part
+        }
+        var result = bindings
+        var score = 0
+        guard Self.match(resolved, 0, Array(text.utf8), 0, &result, &score) else { return nil }
+        return (result, score)
+    }
+
+    private static func match(_ parts: [Part], _ index: Int, _ text: [UInt8], _ position: Int, _ bindings: inout [String: String], _ score: inout Int) -> Bool {
+        guard index < parts.count else { return position == text.count }
+        switch parts[index] {
+        case .literal(let literal):
+            guard position + literal.count <= text.count, text[position..<(position + literal.count)].elementsEqual(literal) else { return false }
+            let saved = score
+            score += literal.count
+            if match(parts, index + 1, text, position + literal.count, &bindings, &score) { return true }
+            score = saved
+            return false
+        case .placeholder(let name):
+            if let bound = bindings[name] {
+                var rest = parts
+                rest[index] = .literal(Array(bound.utf8))
+                return match(rest, index, text, position, &bindings, &score)
+            }
+            if index == parts.count - 1 {
+                bindings[name] = String(decoding: text[position...], as: UTF8.self)
+                return true
+            }
+            var end = position
+            while end <= text.count {
+                if case .literal(let next) = parts[index + 1] {
+                    guard let found = find(next, in: text, from: end) else { return false }
+                    end = found
+                }
+                bindings[name] = String(decoding: text[position..<end], as: UTF8.self)
+                let saved = score
+                if match(parts, index + 1, text, end, &bindings, &score) { return true }
+                score = saved
+                bindings[name] = nil
+                end += 1
+            }
+            return false
+        }
+    }
+
+    static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        guard !needle.isEmpty else { return start <= haystack.count ? start : nil }
+        var i = start
+        while i + needle.count <= haystack.count {
+            if haystack[i] == needle[0], haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
+    }
+}
+
+/// How an incoming request matched a spec's request template.
+struct RequestMatch: Sendable {
+    /// Placeholder name → value found in the request.
+    var bindings: [String: String]
+    /// Literal bytes matched: the more specific template wins.
+    var score: Int
+}
+
+/// Matches requests against `http` block templates: method, path, query, the headers the
+/// template names (except negotiation headers), and the body (JSON structurally, forms by
+/// field, anything else as text).
+enum RequestMatcher {
+    static let ignoredHeaders: Set<String> = [
+        "content-type", "accept", "content-length", "host", "user-agent", "accept-language", "accept-encoding", "connection",
+    ]
+
+    static func match(_ template: RequestTemplate, _ request: MockHTTPRequest, fixed: [String: String]) -> RequestMatch? {
+        guard template.method.uppercased() == request.method else { return nil }
+        var bindings: [String: String] = [:]
+        var score = 0
+        func apply(_ result: (bindings: [String: String], score: Int)?) -> Bool {
+            guard let result else { return false }
+            bindings = result.bindings
+            score += result.score
+            return true
+        }
+        guard apply(TemplatePattern(template.path).match(request.path, fixed: fixed, bindings: bindings)) else { return nil }
+        if let query = template.target.split(separator: "?", maxSplits: 1).dropFirst().first {
+            let incoming = request.queryItems
+            for (name, valueTemplate) in FormEncoding.decode(String(query)) {
+                guard let value = incoming.first(where: { $0.0 == name })?.1,
+                    apply(TemplatePattern(valueTemplate).match(value, fixed: fixed, bindings: bindings))
+                else { return nil }
+            }
+        }
+        for header in template.headers where !ignoredHeaders.contains(header.name.lowercased()) {
+            guard let value = request.header(header.name),
+                apply(TemplatePattern(header.value).match(value, fixed: fixed, bindings: bindings))
+            else { return nil }
+        }
+        let body = (template.body ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if !body.isEmpty {
+            let contentType = template.header("Content-Type")?.lowercased() ?? ""
+            if contentType.contains("x-www-form-urlencoded") {
+                let incoming = request.formFields
+                for (name, valueTemplate) in FormEncoding.decode(body) {
+                    guard let value = incoming.first(where: { $0.0 == name })?.1,
+                        apply(TemplatePattern(valueTemplate).match(value, fixed: fixed, bindings: bindings))
+                    else { return nil }
+                }
+            } else if let jsonTemplate = JSONTemplate(body) {
+                guard let incoming = JSONBridge.parse(request.body),
+                    apply(jsonTemplate.match(incoming, fixed: fixed, bindings: bindings))
+                else { return nil }
+            } else {
+                let text = request.bodyText.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard apply(TemplatePattern(body).match(text, fixed: fixed, bindings: bindings)) else { return nil }
+            }
+        }
+        return RequestMatch(bindings: bindings, score: score)
+    }
+}
+
+/// A JSON body template whose placeholders all sit inside string literals, matched
+/// structurally (key order and whitespace do not matter; extra members are allowed).
+struct JSONTemplate {
+    let root: JSONValue
+    private static let open = "\u{E000}"
+    private static let close = "\u{E001}"
+
+    init?(_ text: String) {
+        // Placeholders become private-use markers so the template parses as JSON.
+        let pattern = TemplatePattern(text)
+        let marked = pattern.parts.map { part -> String in
+            switch part {
+            case .literal(let bytes): String(decoding: bytes, as: UTF8.self)
+            case .placeholder(let name): Self.open + name + Self.close
+            }
+        }.joined()
+        guard let value = JSONBridge.parse(marked) else { return nil }
+        root = value
+    }
+
+    func match(_ value: JSONValue, fixed: [String: String], bindings: [String: String]) -> (bindings: [String: String], score: Int)? {
+        var bindings = bindings
+        var score = 0
+        guard Self.match(root, value, fixed, &bindings, &score) else { return nil }
+        return (bindings, score)
+    }
+
+    private static func unmark(_ text: String) -> String {
+        text.replacingOccurrences(of: open, with: "{{").replacingOccurrences(of: close, with: "}}")
+    }
+
+    private static func match(_ template: JSONValue, _ value: JSONValue, _ fixed: [String: String], _ bindings: inout [String: String], _ score: inout Int) -> Bool {
+        switch (template, value) {
+        case (.string(let text), .string(let incoming)):
+            guard let result = TemplatePattern(unmark(text)).match(incoming, fixed: fixed, bindings: bindings) else { return false }
+            bindings = result.bindings
+            score += result.score + 2
+            return true
+        case (.object(let members), .object(let incoming)):
+            for key in members.keys.sorted() {
+                guard let sub = incoming[key], match(members[key]!, sub, fixed, &bindings, &score) else { return false }
+                score += key.utf8.count
+            }
+            return true
+        case (.array(let elements), .array(let incoming)):
+            guard elements.count == incoming.count else { return false }
+            for (element, sub) in zip(elements, incoming) where !match(element, sub, fixed, &bindings, &score) { return false }
+            return true
+        default:
+            if template == value {
+                score += template.description.utf8.count
+                return true
+            }
+            return false
+        }
+    }
+}
