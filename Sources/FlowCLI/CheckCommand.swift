@@ -1,6 +1,232 @@
 import ArgumentParser
+import FlowCheck
+import FlowLint
+import FlowMocks
+import FlowModel
+import Foundation
 
 struct CheckCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "check", abstract: "(not yet implemented)")
-    func run() throws { throw ExitCode(2) }
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Run every scenario and token case of the specs against a backend, playing Apple's identity provider.",
+        discussion: """
+        flowspec plays the client (it sends each step's http request and checks its expect \
+        block) and Apple (a mock identity provider that signs ID tokens, serves the JWKS, answers \
+        /auth/token and /auth/revoke, and records every call the backend makes to it).
+
+        What runs:
+          scenarios    every path through each flow's state machine (flow/path-N)
+          token cases  for each row of a flow's token-rules table, every case of its family
+                       (flow/rule/CASE, flow/rule/CASE[i] per variant), each from a fresh sign-in
+        UI-only, internal and response steps are reported as not executable, never as passed.
+
+        Without --backend the embedded mock backend (derived from the specs) is started on \
+        127.0.0.1 and checked; --defect breaks it on purpose to see the checker catch it. With \
+        --backend, the provider URLs are printed at start: point the backend's Apple base URL \
+        (JWKS, token, revoke) at them, and give its client registration so client_secret JWTs \
+        can be verified.
+
+        Examples:
+          flowspec check                                   all of flows/ against the embedded mock
+          flowspec check --defect skip-nonce --case C12    watch one defect get caught
+          flowspec check --backend http://127.0.0.1:8080 --provider-port 9999 \\
+              --registration apple-client.json --report junit:out/junit.xml --report json:out/check.json
+          flowspec check --shard 2/4 --report json:shard2.json     one slice of a CI matrix
+          flowspec check --merge shard*.json --report junit:all.xml merge shard reports
+
+        A registration file is JSON: {"client_id", "team_id", "key_id", "public_key_pem", \
+        "redirect_uri" (optional)}.
+
+        Exit status: 0 all passed, 1 failures, 2 bad input (spec lint errors, arguments, \
+        registration), 3 backend unreachable or a server could not start.
+        """
+    )
+
+    @Argument(help: "Spec files or directories (default: flows/).")
+    var paths: [String] = []
+
+    @Option(help: ArgumentHelp("Base URL of the backend under test. Default: the embedded mock backend.", valueName: "url"))
+    var backend: String?
+
+    @Option(name: .customLong("flow"), help: ArgumentHelp("Only this flow id (repeatable).", valueName: "id"))
+    var flows: [String] = []
+
+    @Option(name: .customLong("case"), help: ArgumentHelp("Only items matching this id: flow/path-2, flow/nonce/C12, S3, S3[1], path-2 (repeatable).", valueName: "id"))
+    var cases: [String] = []
+
+    @Option(help: ArgumentHelp("Seconds allowed for each request, connect to last byte.", valueName: "seconds"))
+    var timeout: Double = 10
+
+    @Option(help: ArgumentHelp("Items run at the same time.", valueName: "n"))
+    var concurrency: Int = 4
+
+    @Option(help: ArgumentHelp("Run only the I-th of N deterministic slices (1-based), e.g. 2/4.", valueName: "I/N"))
+    var shard: String?
+
+    @Option(name: .customLong("report"), help: ArgumentHelp("Write a report: json:PATH or junit:PATH (repeatable).", valueName: "format:path"))
+    var reports: [String] = []
+
+    @Option(help: ArgumentHelp("Port of the mock provider on 127.0.0.1 (default: any free port).", valueName: "port"))
+    var providerPort: Int = 0
+
+    @Option(help: ArgumentHelp("The backend's client registration (JSON file).", valueName: "file"))
+    var registration: String?
+
+    @Option(help: ArgumentHelp("Client id (services id or bundle id) the backend signs client_secret for.", valueName: "id"))
+    var clientID: String?
+
+    @Option(help: ArgumentHelp("Team id: the iss of the backend's client_secret.", valueName: "id"))
+    var teamID: String?
+
+    @Option(help: ArgumentHelp("Key id: the kid of the backend's client_secret.", valueName: "id"))
+    var keyID: String?
+
+    @Option(help: ArgumentHelp("PEM file with the P-256 public key of the backend's signing key.", valueName: "file"))
+    var clientPublicKey: String?
+
+    @Option(name: .customLong("defect"), help: ArgumentHelp("Inject a defect into the embedded mock backend (repeatable; not with --backend).", valueName: "name"))
+    var defects: [String] = []
+
+    @Option(name: .customLong("merge"), parsing: .upToNextOption, help: ArgumentHelp("Merge these JSON shard reports into the --report outputs instead of running.", valueName: "json"))
+    var merge: [String] = []
+
+    func validate() throws {
+        if timeout <= 0 { throw ValidationError("--timeout must be positive") }
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if let shard, Shard(parsing: shard) == nil { throw ValidationError("--shard must be I/N with 1 ≤ I ≤ N, e.g. 2/4") }
+        for report in reports where ReportTarget(parsing: report) == nil {
+            throw ValidationError("--report \(report): expected json:PATH or junit:PATH")
+        }
+        if !(0...65535).contains(providerPort) { throw ValidationError("--provider-port must be 0…65535") }
+        if backend != nil, !defects.isEmpty { throw ValidationError("--defect only applies to the embedded mock backend (no --backend)") }
+        if let backend {
+            guard let url = URL(string: backend), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw ValidationError("--backend \(backend): expected an http(s) URL")
+            }
+        }
+        let flags = [clientID, teamID, keyID, clientPublicKey]
+        if flags.contains(where: { $0 != nil }), flags.contains(where: { $0 == nil }) {
+            throw ValidationError("--client-id, --team-id, --key-id and --client-public-key go together")
+        }
+        if registration != nil, clientID != nil { throw ValidationError("give --registration or the registration flags, not both") }
+        if !merge.isEmpty, reports.isEmpty { throw ValidationError("--merge needs at least one --report to write") }
+        let known = Set(Defect.allCases.map(\.rawValue))
+        for defect in defects where !known.contains(defect.lowercased()) {
+            throw ValidationError("unknown defect \(defect); known: \(Defect.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        let command = self
+        let code = blockingRun { await CheckCLI.execute(command, console: Console.standardOutput()) }
+        if code != 0 { throw ExitCode(code) }
+    }
 }
+
+/// The library entry point of `flowspec check` (used by tests and by the command).
+public enum CheckCLI {
+    /// Parses `arguments` (without the `check` word) and runs; returns the exit code.
+    public static func run(arguments: [String], console: Console) async -> Int32 {
+        let command: CheckCommand
+        do {
+            command = try CheckCommand.parse(arguments)
+        } catch {
+            console.line(CheckCommand.fullMessage(for: error))
+            return CheckExit.badInput
+        }
+        return await execute(command, console: console)
+    }
+
+    static func execute(_ command: CheckCommand, console: Console) async -> Int32 {
+        let reports = command.reports.compactMap(ReportTarget.init(parsing:))
+        if !command.merge.isEmpty {
+            return mergeReports(command.merge, into: reports, console: console)
+        }
+        let run = Linter().lint(paths: command.paths.isEmpty ? ["flows"] : command.paths)
+        if run.hasErrors {
+            console.line(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false))
+            console.line("error: the specs have lint errors; fix them before checking (flowspec lint)")
+            return CheckExit.badInput
+        }
+        if run.flows.isEmpty {
+            console.line("error: no flow specs found under \(command.paths.isEmpty ? "flows" : command.paths.joined(separator: " "))")
+            return CheckExit.badInput
+        }
+        let known = Set(run.flows.map(\.id))
+        for id in command.flows where !known.contains(id) {
+            console.line("error: --flow \(id): no such flow (known: \(known.sorted().joined(separator: ", ")))")
+            return CheckExit.badInput
+        }
+        var registration: ClientRegistration?
+        do {
+            registration = try loadRegistration(command)
+        } catch {
+            console.line("error: \(error)")
+            return CheckExit.badInput
+        }
+        let configuration = CheckConfiguration(
+            backendURL: command.backend, timeout: command.timeout, concurrency: command.concurrency,
+            planner: Planner(flowFilter: command.flows, caseFilter: command.cases, shard: command.shard.flatMap(Shard.init(parsing:))),
+            reports: reports, providerPort: command.providerPort, registration: registration, defects: command.defects)
+        let outcome = await CheckSession.run(flows: run.flows, configuration: configuration, console: console)
+        return outcome.exitCode
+    }
+
+    struct RegistrationError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func loadRegistration(_ command: CheckCommand) throws -> ClientRegistration? {
+        if let path = command.registration {
+            guard let data = FileManager.default.contents(atPath: path) else { throw RegistrationError(description: "--registration \(path): cannot read the file") }
+            do {
+                return try JSONDecoder().decode(ClientRegistration.self, from: data)
+            } catch {
+                throw RegistrationError(description: "--registration \(path): expected JSON with client_id, team_id, key_id, public_key_pem (\(error))")
+            }
+        }
+        guard let clientID = command.clientID, let teamID = command.teamID, let keyID = command.keyID, let keyPath = command.clientPublicKey else { return nil }
+        guard let data = FileManager.default.contents(atPath: keyPath), let pem = String(data: data, encoding: .utf8), pem.contains("BEGIN PUBLIC KEY") else {
+            throw RegistrationError(description: "--client-public-key \(keyPath): expected a PEM public key (-----BEGIN PUBLIC KEY-----)")
+        }
+        return ClientRegistration(clientID: clientID, teamID: teamID, keyID: keyID, publicKeyPEM: pem)
+    }
+
+    static func mergeReports(_ paths: [String], into targets: [ReportTarget], console: Console) -> Int32 {
+        var reports: [CheckReport] = []
+        for path in paths {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                console.line("error: --merge \(path): cannot read the file")
+                return CheckExit.badInput
+            }
+            do { reports.append(try JSONReport.decode(data, path: path)) } catch {
+                console.line("error: \(error)")
+                return CheckExit.badInput
+            }
+        }
+        do {
+            let merged = try JSONReport.merge(reports)
+            try merged.write(to: targets)
+            console.summary(merged)
+            for target in targets { console.line("report: \(target)") }
+            return merged.exitCode
+        } catch {
+            console.line("error: \(error)")
+            return CheckExit.badInput
+        }
+    }
+}
+
+/// Runs async work from a synchronous command (the root command is synchronous).
+func blockingRun(_ work: @escaping @Sendable () async -> Int32) -> Int32 {
+    final class Box: @unchecked Sendable { var value: Int32 = 0 }
+    let box = Box()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        box.value = await work()
+        done.signal()
+    }
+    done.wait()
+    return box.value
+}
+

@@ -1,0 +1,137 @@
+import FlowModel
+import Foundation
+
+/// Console output of `flowspec check`: a live progress line on a terminal (plain lines
+/// otherwise), then a summary per flow, per step and per token rule, and the evidence of the
+/// first failure. Everything printed has gone through `Redaction`.
+public final class Console: @unchecked Sendable {
+    private let lock = NSLock()
+    private let write: @Sendable (String) -> Void
+    private let isTTY: Bool
+    private var lastWasProgress = false
+
+    public init(isTTY: Bool, write: @escaping @Sendable (String) -> Void) {
+        self.isTTY = isTTY
+        self.write = write
+    }
+
+    /// Standard output; progress redraws in place only when it is a terminal.
+    public static func standardOutput() -> Console {
+        Console(isTTY: isatty(STDOUT_FILENO) == 1) { text in
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+    }
+
+    public func line(_ text: String) {
+        lock.withLock {
+            if lastWasProgress { write("\r\u{1B}[2K") }
+            lastWasProgress = false
+            write(text + "\n")
+        }
+    }
+
+    /// One finished item. On a TTY: a redrawn counter, with failures printed as lines; elsewhere
+    /// one line per item.
+    public func progress(_ result: ItemResult, done: Int, total: Int) {
+        let status = "\(result.verdict.symbol) \(result.id) \(result.verdict.rawValue)"
+        if isTTY {
+            lock.withLock {
+                write("\r\u{1B}[2K")
+                if result.verdict.failsRun { write(status + (result.message.map { ": \($0)" } ?? "") + "\n") }
+                write("[\(done)/\(total)] \(result.id)")
+                lastWasProgress = true
+            }
+        } else {
+            line("[\(done)/\(total)] " + status + (result.verdict.failsRun ? (result.message.map { ": \($0)" } ?? "") : ""))
+        }
+    }
+
+    public func summary(_ report: CheckReport) {
+        for text in Self.summaryLines(report) { line(text) }
+    }
+
+    static func count(_ results: [ItemResult]) -> String {
+        let s = Summary(results: results)
+        var parts = ["\(s.pass) passed", "\(s.fail) failed"]
+        if s.error > 0 { parts.append("\(s.error) errors") }
+        if s.notExecutable > 0 { parts.append("\(s.notExecutable) not executable") }
+        if s.info > 0 { parts.append("\(s.info) informational") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func summaryLines(_ report: CheckReport) -> [String] {
+        var lines: [String] = [""]
+        let grouped = Dictionary(grouping: report.results, by: \.flowID)
+        for flowID in grouped.keys.sorted() {
+            let results = grouped[flowID]!
+            lines.append("\(flowID): \(count(results))")
+            let scenarios = results.filter { $0.kind == .scenario }
+            if !scenarios.isEmpty {
+                lines.append("  scenarios: \(count(scenarios))")
+                // Per step: how often it passed, failed, or could not be executed.
+                var perStep: [Int: (title: String, verdicts: [Verdict])] = [:]
+                for scenario in scenarios {
+                    for step in scenario.steps where step.verdict != .skipped {
+                        perStep[step.step, default: (step.title, [])].verdicts.append(step.verdict)
+                    }
+                }
+                for number in perStep.keys.sorted() {
+                    let entry = perStep[number]!
+                    let verdict: Verdict = entry.verdicts.contains(.fail) ? .fail : entry.verdicts.contains(.error) ? .error
+                        : entry.verdicts.contains(.pass) ? .pass : .notExecutable
+                    lines.append("    \(verdict.symbol) step \(number) \(entry.title) (\(verdict.rawValue))")
+                }
+            }
+            let cases = results.filter { $0.kind == .tokenCase }
+            let rules = Dictionary(grouping: cases, by: { $0.tokenCase?.rule ?? "?" })
+            let ruleOrder = rules.keys.sorted { (rules[$0]!.first?.tokenCase?.rulePosition ?? 0) < (rules[$1]!.first?.tokenCase?.rulePosition ?? 0) }
+            for rule in ruleOrder {
+                let ruleResults = rules[rule]!
+                let failed = ruleResults.filter { $0.verdict.failsRun }.compactMap { $0.tokenCase.map { t in t.caseID + (t.variant.map { "[\($0)]" } ?? "") } }
+                lines.append("  rule \(rule): \(count(ruleResults))" + (failed.isEmpty ? "" : " — failing: " + failed.joined(separator: " ")))
+            }
+        }
+        lines.append("")
+        lines.append("Total: \(report.summary.total) items: \(count(report.results))")
+        if let first = report.results.first(where: { $0.verdict.failsRun }) {
+            lines.append("")
+            lines.append("First failure: \(first.id) — \(first.title)")
+            if let message = first.message { lines.append("  \(message)") }
+            if let evidence = first.evidence ?? first.steps.first(where: { $0.verdict.failsRun })?.evidence {
+                lines += evidenceLines(evidence).map { "  " + $0 }
+            }
+        }
+        return lines
+    }
+
+    /// Evidence as text: request line, response status and body excerpt, decoded token.
+    public static func evidenceLines(_ evidence: Evidence) -> [String] {
+        var lines: [String] = []
+        if let request = evidence.request {
+            lines.append("request:  \(request.requestLine)")
+            for header in request.headers { lines.append("          \(header.name): \(header.value)") }
+            if let body = request.bodyExcerpt { lines.append("          \(body)") }
+        }
+        if let response = evidence.response {
+            if let status = response.status {
+                lines.append("response: \(status) (\(response.bodyBytes) bytes\(response.truncated ? ", cut at the read cap" : ""), \(response.elapsedMS) ms)")
+            } else {
+                lines.append("response: none — \(response.failure ?? "no answer")")
+            }
+            if let body = response.bodyExcerpt { lines.append("          \(body)") }
+        }
+        if let token = evidence.token {
+            lines.append("token:    header \(token.header)")
+            lines.append("          claims \(token.claims)")
+            lines.append("          signature \(token.signature)")
+        }
+        for record in evidence.providerRequests {
+            var line = "provider: \(record.method) \(record.path) → \(record.status)"
+            if let error = record.error { line += " \(error)" }
+            if !record.clientSecretViolations.isEmpty { line += " client_secret: " + record.clientSecretViolations.joined(separator: ", ") }
+            lines.append(line)
+        }
+        for note in evidence.notes { lines.append("note:     \(note)") }
+        return lines
+    }
+}

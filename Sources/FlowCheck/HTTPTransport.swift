@@ -1,0 +1,216 @@
+import AsyncHTTPClient
+import FlowModel
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A request the checker sends to the backend under test (or posts as the provider).
+public struct OutgoingRequest: Sendable, Hashable {
+    public var method: String
+    /// Absolute URL.
+    public var url: String
+    public var headers: [HeaderField]
+    public var body: [UInt8]?
+
+    public init(method: String, url: String, headers: [HeaderField] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Why no (complete) response arrived.
+public enum TransportFailure: Sendable, Hashable, CustomStringConvertible {
+    case timeout(seconds: Double)
+    case connectionRefused
+    case connectionReset
+    case invalidURL(String)
+    case other(String)
+
+    public var description: String {
+        switch self {
+        case .timeout(let seconds): "timeout: no complete answer within \(Self.format(seconds)) s"
+        case .connectionRefused: "connection-refused: nothing listens at the backend's address"
+        case .connectionReset: "connection-reset: the backend closed the connection before a complete answer"
+        case .invalidURL(let url): "invalid-url: \(url)"
+        case .other(let text): "other: \(text)"
+        }
+    }
+
+    /// Short machine-readable name used in evidence.
+    public var code: String {
+        switch self {
+        case .timeout: "timeout"
+        case .connectionRefused: "connection-refused"
+        case .connectionReset: "connection-reset"
+        case .invalidURL: "invalid-url"
+        case .other: "other"
+        }
+    }
+
+    static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+    }
+}
+
+/// What came back: a response (body capped) or a transport failure. Never throws: a hostile
+/// backend produces a verdict, not a crash.
+public struct HTTPResult: Sendable, Hashable {
+    public var status: Int?
+    public var headers: [HeaderField]
+    public var body: [UInt8]
+    /// The body was longer than the read cap; `body` holds its first `cap` bytes.
+    public var truncated: Bool
+    public var elapsedMS: Int
+    public var failure: TransportFailure?
+
+    public init(status: Int?, headers: [HeaderField] = [], body: [UInt8] = [], truncated: Bool = false, elapsedMS: Int = 0, failure: TransportFailure? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.truncated = truncated
+        self.elapsedMS = elapsedMS
+        self.failure = failure
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    public var bodyText: String? { String(validating: body, as: UTF8.self) }
+}
+
+/// Sends requests to the backend. The live implementation is `AHCTransport`; tests may
+/// substitute their own.
+public protocol BackendTransport: Sendable {
+    func send(_ request: OutgoingRequest, timeout: Double) async -> HTTPResult
+    func shutdown() async
+}
+
+/// AsyncHTTPClient-backed transport: redirects are never followed (a 3xx is an answer to
+/// judge), bodies are read up to `bodyCap` bytes then the connection is dropped, and every
+/// request is bounded by its timeout from connect to the last byte.
+public final class AHCTransport: BackendTransport {
+    public static let defaultBodyCap = 1 << 20
+
+    private let client: HTTPClient
+    private let bodyCap: Int
+
+    public init(bodyCap: Int = AHCTransport.defaultBodyCap, connectTimeout: Double = 10) {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: .milliseconds(Int64(connectTimeout * 1000)), read: nil)
+        configuration.decompression = .disabled
+        configuration.httpVersion = .http1Only
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.bodyCap = bodyCap
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    public func send(_ request: OutgoingRequest, timeout: Double) async -> HTTPResult {
+        let started = ContinuousClock.now
+        func elapsed() -> Int {
+            let d = ContinuousClock.now - started
+            return Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000)
+        }
+        guard URL(string: request.url)?.host != nil else {
+            return HTTPResult(status: nil, failure: .invalidURL(request.url))
+        }
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = HTTPMethod(rawValue: request.method.uppercased())
+        for field in request.headers {
+            outgoing.headers.add(name: field.name, value: field.value)
+        }
+        if let body = request.body {
+            outgoing.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let cap = bodyCap
+        let client = client
+        let prepared = outgoing
+        let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1000))
+        let outcome: Result<HTTPResult, any Error>? = await withTaskGroup(of: Result<HTTPResult, any Error>?.self) { group in
+            group.addTask {
+                do {
+                    let response = try await client.execute(prepared, deadline: deadline)
+                    var body: [UInt8] = []
+                    var truncated = false
+                    for try await buffer in response.body {
+                        let room = cap - body.count
+                        if buffer.readableBytes > room {
+                            body.append(contentsOf: buffer.readableBytesView.prefix(room))
+                            truncated = true
+                            break
+                        }
+                        body.append(contentsOf: buffer.readableBytesView)
+                    }
+                    let headers = response.headers.map { HeaderField(name: $0.name, value: $0.value) }
+                    return .success(HTTPResult(status: Int(response.status.code), headers: headers, body: body, truncated: truncated))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        switch outcome {
+        case .none:
+            return HTTPResult(status: nil, elapsedMS: elapsed(), failure: .timeout(seconds: timeout))
+        case .success(var result)?:
+            result.elapsedMS = elapsed()
+            return result
+        case .failure(let error)?:
+            return HTTPResult(status: nil, elapsedMS: elapsed(), failure: Self.classify(error, timeout: timeout))
+        }
+    }
+
+    static func classify(_ error: any Error, timeout: Double) -> TransportFailure {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout, .cancelled:
+                return .timeout(seconds: timeout)
+            case .remoteConnectionClosed:
+                return .connectionReset
+            default:
+                break
+            }
+        }
+        let text = String(describing: error)
+        let lowered = text.lowercased()
+        if lowered.contains("refused") { return .connectionRefused }
+        if lowered.contains("reset") || lowered.contains("closed") || lowered.contains("eof") || lowered.contains("broken pipe") {
+            return .connectionReset
+        }
+        if lowered.contains("timeout") || lowered.contains("timed out") { return .timeout(seconds: timeout) }
+        return .other(Redaction.text(text))
+    }
+}
+
+/// Counts the requests sent through another transport (for the run's requests/s figure).
+public final class CountingTransport: BackendTransport, @unchecked Sendable {
+    private let base: any BackendTransport
+    private let lock = NSLock()
+    private var count = 0
+
+    public init(_ base: any BackendTransport) {
+        self.base = base
+    }
+
+    public var requestsSent: Int { lock.withLock { count } }
+
+    public func send(_ request: OutgoingRequest, timeout: Double) async -> HTTPResult {
+        lock.withLock { count += 1 }
+        return await base.send(request, timeout: timeout)
+    }
+
+    public func shutdown() async {
+        await base.shutdown()
+    }
+}

@@ -1,0 +1,122 @@
+import FlowMocks
+import FlowModel
+import Foundation
+
+/// Runs one work item from a fresh state (new user, new nonce, new sign-in) and turns what
+/// happened into an `ItemResult`.
+struct ItemRunner {
+    let env: RunEnvironment
+
+    func run(_ item: WorkItem, flow: Flow) async -> ItemResult {
+        let started = ContinuousClock.now
+        var result: ItemResult
+        switch item.payload {
+        case .scenario(let scenario):
+            result = await runScenario(scenario, id: item.id, flow: flow)
+        case .tokenCase(let work):
+            result = await runTokenCase(work, id: item.id, flow: flow)
+        }
+        let elapsed = ContinuousClock.now - started
+        result.durationMS = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        return result
+    }
+
+    // MARK: Scenarios
+
+    func runScenario(_ scenario: Scenario, id: String, flow: Flow) async -> ItemResult {
+        let info = ScenarioInfo(index: scenario.index, path: scenario.steps, choices: scenario.choices, outcome: scenario.outcome.rawValue)
+        let title = scenario.choices.isEmpty ? "main path → \(scenario.outcome)" : scenario.choices.joined(separator: "; ") + " → \(scenario.outcome)"
+        var walker = Walker(env: env, flow: flow)
+        // A path with a branch the checker cannot force is reported as such, not run half-way.
+        for transition in scenario.transitions {
+            if case .impossible(let reason) = Drive.plan(transition, in: flow) {
+                walker.skip(scenario.transitions[...], reason: "not run: \(reason)")
+                return ItemResult(id: id, flowID: flow.id, kind: .scenario, title: title, verdict: .notExecutable, message: reason, scenario: info, steps: walker.results)
+            }
+        }
+        for (index, transition) in scenario.transitions.enumerated() {
+            if await !walker.run(transition) {
+                walker.skip(scenario.transitions[(index + 1)...], reason: "after the failure at step \(transition.from)")
+                break
+            }
+        }
+        return Self.conclude(id: id, flow: flow, kind: .scenario, title: title, steps: walker.results, scenario: info)
+    }
+
+    /// Item verdict from step verdicts: a failure or error wins; a path on which nothing the
+    /// backend does was checked is not executable, never a pass.
+    static func conclude(id: String, flow: Flow, kind: ItemResult.Kind, title: String, steps: [StepResult], scenario: ScenarioInfo? = nil, tokenCase: TokenCaseInfo? = nil) -> ItemResult {
+        let backendKinds: Set<String> = [StepKind.request.rawValue, StepKind.providerCall.rawValue, StepKind.providerMessage.rawValue]
+        let firstBad = steps.first { $0.verdict.failsRun }
+        let verdict: Verdict
+        let message: String?
+        if let firstBad {
+            verdict = firstBad.verdict
+            message = "step \(firstBad.step): \(firstBad.message ?? firstBad.verdict.rawValue)"
+        } else if steps.contains(where: { $0.verdict == .pass && backendKinds.contains($0.kind) }) {
+            verdict = .pass
+            message = nil
+        } else {
+            verdict = .notExecutable
+            message = "nothing the backend does is on this path (UI, provider simulation only)"
+        }
+        return ItemResult(id: id, flowID: flow.id, kind: kind, title: title, verdict: verdict, message: message, scenario: scenario,
+                          tokenCase: tokenCase, steps: steps, evidence: firstBad?.evidence)
+    }
+
+    // MARK: Token cases
+
+    /// The path a token case walks: the first scenario through the rule's step that the
+    /// checker can drive, preferring one that ends in success.
+    static func path(through stepNumber: Int, in flow: Flow) -> Scenario? {
+        let scenarios = StateMachine(flow: flow).scenarios(flowID: flow.id).filter { scenario in
+            scenario.steps.contains(stepNumber) && scenario.transitions.allSatisfy {
+                if case .impossible = Drive.plan($0, in: flow) { return false }
+                if case .provider(let outcome) = Drive.plan($0, in: flow) { return outcome == .approved }
+                return true
+            }
+        }
+        return scenarios.first { $0.outcome == .success } ?? scenarios.first
+    }
+
+    func runTokenCase(_ work: TokenCaseWork, id: String, flow: Flow) async -> ItemResult {
+        let tokenCase = work.tokenCase
+        let info = TokenCaseInfo(
+            rule: work.rule.id, rulePosition: work.rulePosition, caseID: tokenCase.id, variant: work.variant,
+            variantDescription: work.variantDescription, expectation: tokenCase.expectation.rawValue, step: work.rule.step,
+            conformanceID: tokenCase.conformanceID)
+        let title = "\(tokenCase.id) \(work.variantDescription ?? tokenCase.title)"
+        func notExecutable(_ why: String, steps: [StepResult] = []) -> ItemResult {
+            ItemResult(id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: .notExecutable, message: why, tokenCase: info, steps: steps)
+        }
+        guard let stepNumber = work.rule.step, let step = flow.step(stepNumber) else {
+            return notExecutable("the rule names no step that submits the token (`@ N`)")
+        }
+        guard let path = Self.path(through: stepNumber, in: flow) else {
+            return notExecutable("no path through step \(stepNumber) can be driven")
+        }
+        guard let position = path.transitions.firstIndex(where: { $0.from == stepNumber }),
+              case .send(let template, let expectation) = Drive.plan(path.transitions[position], in: flow) else {
+            return notExecutable("step \(stepNumber) has no request the checker can send")
+        }
+        var walker = Walker(env: env, flow: flow)
+        let suite = TokenSuiteCase(work: work, flow: flow, step: step, template: template, expectation: expectation, path: path, position: position)
+        if case .variant = suite.forgery, suite.forgery.target == .idToken { walker.forgery = suite.forgery }
+
+        // Walk to the step that submits the token.
+        for (index, transition) in path.transitions[..<position].enumerated() {
+            if await !walker.run(transition) {
+                walker.skip(path.transitions[(index + 1)...], reason: "after the failure at step \(transition.from)")
+                var result = Self.conclude(id: id, flow: flow, kind: .tokenCase, title: title, steps: walker.results, tokenCase: info)
+                result.message = "could not reach step \(stepNumber): " + (result.message ?? "")
+                return result
+            }
+        }
+        let outcome = await suite.execute(&walker)
+        let verdict = outcome.verdict
+        let evidence = outcome.evidence
+        return ItemResult(
+            id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: verdict, message: outcome.message,
+            tokenCase: info, steps: walker.results, evidence: verdict.failsRun || verdict == .info ? evidence : nil)
+    }
+}

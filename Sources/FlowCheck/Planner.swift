@@ -1,0 +1,130 @@
+import FlowMocks
+import FlowModel
+
+/// One unit of work of a check run, with a stable id: a scenario (`flow/path-N`) or one
+/// variant of a token case (`flow/rule/CASE`, `flow/rule/CASE[i]` when the case has variants).
+public struct WorkItem: Sendable, Hashable, Identifiable {
+    public enum Payload: Sendable, Hashable {
+        case scenario(Scenario)
+        case tokenCase(TokenCaseWork)
+    }
+
+    public var id: String
+    public var flowID: String
+    public var payload: Payload
+
+    /// Whether the item changes provider state every other item would see (key rotation, the
+    /// token endpoint's behaviour): such items run one at a time after the concurrent ones.
+    public var isExclusive: Bool {
+        guard case .tokenCase(let work) = payload else { return false }
+        return TokenCaseWork.exclusiveCases.contains(work.tokenCase.id)
+    }
+
+    public var caseID: String? {
+        if case .tokenCase(let work) = payload { return work.tokenCase.id }
+        return nil
+    }
+}
+
+/// A token case to run: the rule it proves, the catalogue case and which variant.
+public struct TokenCaseWork: Sendable, Hashable {
+    public var rule: TokenRule
+    public var rulePosition: Int
+    public var tokenCase: TokenCase
+    /// Index of the variant (`TokenForgery.variants` / `TokenEndpointOverride.variants`), nil
+    /// for cases that have a single way to run.
+    public var variant: Int?
+    public var variantCount: Int
+    public var variantDescription: String?
+
+    /// Cases that mutate provider-wide state.
+    static let exclusiveCases: Set<String> = ["P5", "P6", "S8", "X1", "X2", "X3"]
+
+    /// How a case's variants are enumerated: token forgeries, token-endpoint overrides, or a
+    /// single honest run (N1 and R1 are driven with honest tokens).
+    static func variants(of caseID: String) -> [String] {
+        let forgeries = TokenForgery.variants(for: caseID)
+        if !forgeries.isEmpty { return forgeries.map(\.description) }
+        let overrides = TokenEndpointOverride.variants(for: caseID)
+        if !overrides.isEmpty { return overrides.map(\.description) }
+        if caseID == "N1" { return NotificationEvent.Kind.allCases.map { "\($0.rawValue) notification, then the same jti again" } }
+        return [TokenCase.named(caseID)?.title ?? caseID]
+    }
+}
+
+/// Turns flows into the deterministic list of work items, filters them (`--flow`, `--case`)
+/// and slices them (`--shard I/N`).
+public struct Planner: Sendable {
+    public var flowFilter: [String]
+    public var caseFilter: [String]
+    public var shard: Shard?
+
+    public init(flowFilter: [String] = [], caseFilter: [String] = [], shard: Shard? = nil) {
+        self.flowFilter = flowFilter
+        self.caseFilter = caseFilter
+        self.shard = shard
+    }
+
+    /// Every item of every flow, in report order (flows by id).
+    public static func allItems(flows: [Flow]) -> [WorkItem] {
+        var items: [WorkItem] = []
+        for flow in flows.sorted(by: { $0.id < $1.id }) {
+            let machine = StateMachine(flow: flow)
+            for scenario in machine.scenarios(flowID: flow.id) {
+                items.append(WorkItem(id: scenario.id, flowID: flow.id, payload: .scenario(scenario)))
+            }
+            for (position, rule) in flow.tokenRules.enumerated() {
+                for tokenCase in rule.cases {
+                    let variants = TokenCaseWork.variants(of: tokenCase.id)
+                    for (index, description) in variants.enumerated() {
+                        let multiple = variants.count > 1
+                        let id = "\(flow.id)/\(rule.id)/\(tokenCase.id)" + (multiple ? "[\(index)]" : "")
+                        let work = TokenCaseWork(
+                            rule: rule, rulePosition: position, tokenCase: tokenCase,
+                            variant: multiple ? index : nil, variantCount: variants.count,
+                            variantDescription: description)
+                        items.append(WorkItem(id: id, flowID: flow.id, payload: .tokenCase(work)))
+                    }
+                }
+            }
+        }
+        return items
+    }
+
+    /// The items this run executes.
+    public func plan(flows: [Flow]) -> [WorkItem] {
+        var items = Self.allItems(flows: flows)
+        if !flowFilter.isEmpty {
+            items = items.filter { flowFilter.contains($0.flowID) }
+        }
+        if !caseFilter.isEmpty {
+            items = items.filter { item in caseFilter.contains { Self.matches(item, filter: $0) } }
+        }
+        if let shard {
+            items = Self.slice(items, shard: shard)
+        }
+        return items
+    }
+
+    /// `--case` accepts a whole id (`flow/path-2`, `flow/nonce/C12`), an id without its variant
+    /// (`flow/algorithm/S3`), a rule-less case id (`S3`, `S3[1]`), or `path-2`.
+    static func matches(_ item: WorkItem, filter: String) -> Bool {
+        if item.id == filter { return true }
+        let withoutVariant = item.id.split(separator: "[").first.map(String.init) ?? item.id
+        if withoutVariant == filter { return true }
+        let parts = item.id.split(separator: "/").map(String.init)
+        guard let last = parts.last else { return false }
+        if last == filter { return true }
+        if let caseID = item.caseID, caseID == filter { return true }
+        return false
+    }
+
+    /// Deterministic slice: items sorted by id, the i-th (0-based) goes to shard `i mod N + 1`.
+    /// Every item lands in exactly one shard, whatever the machine or the run.
+    public static func slice(_ items: [WorkItem], shard: Shard) -> [WorkItem] {
+        let sortedIDs = items.map(\.id).sorted()
+        var position: [String: Int] = [:]
+        for (index, id) in sortedIDs.enumerated() { position[id] = index }
+        return items.filter { (position[$0.id]! % shard.count) + 1 == shard.index }
+    }
+}

@@ -1,0 +1,385 @@
+import FlowModel
+
+/// The verdict of a check item or of one step of it.
+///
+/// `notExecutable` is never a pass: the checker could not produce a verdict (a UI-only step, a
+/// branch it cannot drive). `info` is an informational case (C8): its outcome is reported and
+/// never fails the run. `skipped` is only used for steps after a failing step.
+public enum Verdict: String, Sendable, Codable, Hashable, CaseIterable {
+    case pass
+    case fail
+    case error
+    case notExecutable = "not-executable"
+    case info
+    case skipped
+
+    /// Whether this verdict makes the run fail (exit 1).
+    public var failsRun: Bool { self == .fail || self == .error }
+
+    public var symbol: String {
+        switch self {
+        case .pass: "✓"
+        case .fail: "✗"
+        case .error: "!"
+        case .notExecutable: "–"
+        case .info: "i"
+        case .skipped: "·"
+        }
+    }
+}
+
+/// What one run of the checker found: the unit of the JSON report (schema in
+/// docs/schemas/check-report.schema.json, described in docs/check.md).
+public struct CheckReport: Sendable, Codable, Hashable {
+    public var schemaVersion: Int
+    public var tool: Tool
+    public var startedAt: String
+    public var durationMS: Int
+    public var backend: BackendInfo
+    /// Present when the run was one shard of several; nil for a merged or unsharded report.
+    public var shard: Shard?
+    public var flows: [FlowInfo]
+    /// Results in report order (`ResultOrder`), independent of scheduling.
+    public var results: [ItemResult]
+    public var summary: Summary
+
+    public struct Tool: Sendable, Codable, Hashable {
+        public var name: String
+        public var version: String
+        public init(name: String = "flowspec", version: String) {
+            self.name = name
+            self.version = version
+        }
+    }
+
+    public struct BackendInfo: Sendable, Codable, Hashable {
+        /// The backend's base URL.
+        public var url: String
+        /// True for the embedded mock backend.
+        public var embedded: Bool
+        /// Defects injected into the embedded mock backend.
+        public var defects: [String]
+        public init(url: String, embedded: Bool, defects: [String] = []) {
+            self.url = url
+            self.embedded = embedded
+            self.defects = defects
+        }
+    }
+
+    public struct FlowInfo: Sendable, Codable, Hashable {
+        public var id: String
+        public var title: String
+        public var file: String
+        public init(id: String, title: String, file: String) {
+            self.id = id
+            self.title = title
+            self.file = file
+        }
+    }
+
+    public init(
+        schemaVersion: Int = FlowCheck.reportSchemaVersion, tool: Tool, startedAt: String, durationMS: Int,
+        backend: BackendInfo, shard: Shard?, flows: [FlowInfo], results: [ItemResult]
+    ) {
+        self.schemaVersion = schemaVersion
+        self.tool = tool
+        self.startedAt = startedAt
+        self.durationMS = durationMS
+        self.backend = backend
+        self.shard = shard
+        self.flows = flows.sorted { $0.id < $1.id }
+        self.results = results.sorted(by: ResultOrder.precedes)
+        self.summary = Summary(results: self.results)
+    }
+
+    /// Exit code of `flowspec check` for this report: 0 all pass, 1 failures or errors.
+    /// (2 bad input and 3 unreachable backend are decided before any result exists.)
+    public var exitCode: Int32 { summary.fail + summary.error > 0 ? 1 : 0 }
+}
+
+/// Counts per verdict.
+public struct Summary: Sendable, Codable, Hashable {
+    public var total: Int
+    public var pass: Int
+    public var fail: Int
+    public var error: Int
+    public var notExecutable: Int
+    public var info: Int
+
+    public init(results: [ItemResult]) {
+        total = results.count
+        pass = results.filter { $0.verdict == .pass }.count
+        fail = results.filter { $0.verdict == .fail }.count
+        error = results.filter { $0.verdict == .error }.count
+        notExecutable = results.filter { $0.verdict == .notExecutable }.count
+        info = results.filter { $0.verdict == .info }.count
+    }
+}
+
+/// `--shard I/N`: this run executes the I-th of N deterministic slices (1-based).
+public struct Shard: Sendable, Codable, Hashable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `I/N` with 1 ≤ I ≤ N.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
+              count >= 1, index >= 1, index <= count else { return nil }
+        self.init(index: index, count: count)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+}
+
+/// The result of one work item: a scenario (path through a flow) or one variant of a token case.
+public struct ItemResult: Sendable, Codable, Hashable {
+    public enum Kind: String, Sendable, Codable, Hashable {
+        case scenario
+        case tokenCase = "token-case"
+    }
+
+    /// Stable id: `flow/path-N` or `flow/rule/CASE` (`flow/rule/CASE[i]` for a case with variants).
+    public var id: String
+    public var flowID: String
+    public var kind: Kind
+    public var title: String
+    public var verdict: Verdict
+    /// One line saying why (the first failure, or why it is not executable).
+    public var message: String?
+    public var scenario: ScenarioInfo?
+    public var tokenCase: TokenCaseInfo?
+    public var steps: [StepResult]
+    /// Evidence of the first failing step (also kept on that step).
+    public var evidence: Evidence?
+    public var durationMS: Int
+
+    public init(
+        id: String, flowID: String, kind: Kind, title: String, verdict: Verdict, message: String? = nil,
+        scenario: ScenarioInfo? = nil, tokenCase: TokenCaseInfo? = nil, steps: [StepResult] = [],
+        evidence: Evidence? = nil, durationMS: Int = 0
+    ) {
+        self.id = id
+        self.flowID = flowID
+        self.kind = kind
+        self.title = title
+        self.verdict = verdict
+        self.message = message
+        self.scenario = scenario
+        self.tokenCase = tokenCase
+        self.steps = steps
+        self.evidence = evidence
+        self.durationMS = durationMS
+    }
+}
+
+public struct ScenarioInfo: Sendable, Codable, Hashable {
+    /// 1-based index in the flow's scenario list.
+    public var index: Int
+    /// Steps visited, in order.
+    public var path: [Int]
+    /// Alternates taken, as "step: label".
+    public var choices: [String]
+    public var outcome: String
+
+    public init(index: Int, path: [Int], choices: [String], outcome: String) {
+        self.index = index
+        self.path = path
+        self.choices = choices
+        self.outcome = outcome
+    }
+}
+
+public struct TokenCaseInfo: Sendable, Codable, Hashable {
+    /// The rule id as written in the token-rules table.
+    public var rule: String
+    /// Position of the rule in the flow's table (0-based), for ordering.
+    public var rulePosition: Int
+    /// Case id from token-cases.md (`S3`).
+    public var caseID: String
+    /// Variant index when the case has several variants.
+    public var variant: Int?
+    public var variantDescription: String?
+    /// `accept`, `reject` or `informational`.
+    public var expectation: String
+    /// The step that submits the token (`@ N`).
+    public var step: Int?
+    public var conformanceID: String?
+
+    public init(
+        rule: String, rulePosition: Int, caseID: String, variant: Int?, variantDescription: String?,
+        expectation: String, step: Int?, conformanceID: String?
+    ) {
+        self.rule = rule
+        self.rulePosition = rulePosition
+        self.caseID = caseID
+        self.variant = variant
+        self.variantDescription = variantDescription
+        self.expectation = expectation
+        self.step = step
+        self.conformanceID = conformanceID
+    }
+}
+
+/// One step of a scenario (or of the path a token case walks).
+public struct StepResult: Sendable, Codable, Hashable {
+    public var step: Int
+    public var title: String
+    /// `StepKind` raw value (`request`, `providerCall`, `ui`…).
+    public var kind: String
+    /// The alternate taken out of this step, if any.
+    public var branch: String?
+    public var verdict: Verdict
+    public var message: String?
+    public var evidence: Evidence?
+
+    public init(step: Int, title: String, kind: String, branch: String? = nil, verdict: Verdict, message: String? = nil, evidence: Evidence? = nil) {
+        self.step = step
+        self.title = title
+        self.kind = kind
+        self.branch = branch
+        self.verdict = verdict
+        self.message = message
+        self.evidence = evidence
+    }
+}
+
+/// What the checker saw, with every secret elided: enough to understand a failure without
+/// re-running it.
+public struct Evidence: Sendable, Codable, Hashable {
+    public var request: RequestEvidence?
+    public var response: ResponseEvidence?
+    /// The token the case submitted, decoded; the signature is never included.
+    public var token: TokenEvidence?
+    /// Requests the backend made to the mock provider that bear on the verdict.
+    public var providerRequests: [ProviderRequestEvidence]
+    public var notes: [String]
+
+    public init(
+        request: RequestEvidence? = nil, response: ResponseEvidence? = nil, token: TokenEvidence? = nil,
+        providerRequests: [ProviderRequestEvidence] = [], notes: [String] = []
+    ) {
+        self.request = request
+        self.response = response
+        self.token = token
+        self.providerRequests = providerRequests
+        self.notes = notes
+    }
+}
+
+public struct RequestEvidence: Sendable, Codable, Hashable {
+    public var method: String
+    public var url: String
+    public var headers: [HeaderField]
+    /// At most 500 bytes, secrets elided.
+    public var bodyExcerpt: String?
+
+    public init(method: String, url: String, headers: [HeaderField], bodyExcerpt: String?) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.bodyExcerpt = bodyExcerpt
+    }
+
+    public var requestLine: String { "\(method) \(url)" }
+}
+
+public struct ResponseEvidence: Sendable, Codable, Hashable {
+    /// nil when no response arrived (see `failure`).
+    public var status: Int?
+    public var headers: [HeaderField]
+    /// At most 500 bytes, secrets elided.
+    public var bodyExcerpt: String?
+    /// Bytes read (reads stop at the cap).
+    public var bodyBytes: Int
+    /// True when the body exceeded the read cap and was cut.
+    public var truncated: Bool
+    public var elapsedMS: Int
+    /// Transport failure: `timeout`, `connection-refused`, `connection-reset`, `other: …`.
+    public var failure: String?
+
+    public init(status: Int?, headers: [HeaderField], bodyExcerpt: String?, bodyBytes: Int, truncated: Bool, elapsedMS: Int, failure: String?) {
+        self.status = status
+        self.headers = headers
+        self.bodyExcerpt = bodyExcerpt
+        self.bodyBytes = bodyBytes
+        self.truncated = truncated
+        self.elapsedMS = elapsedMS
+        self.failure = failure
+    }
+}
+
+public struct TokenEvidence: Sendable, Codable, Hashable {
+    /// Decoded header JSON (or the raw segment when it is not JSON), secrets elided.
+    public var header: String
+    /// Decoded claims JSON (or the raw segment), secrets elided.
+    public var claims: String
+    /// Always `<elided>`: signatures are never printed.
+    public var signature: String
+    /// Number of dot-separated segments.
+    public var segments: Int
+
+    public init(header: String, claims: String, signature: String = "<elided>", segments: Int) {
+        self.header = header
+        self.claims = claims
+        self.signature = signature
+        self.segments = segments
+    }
+}
+
+public struct ProviderRequestEvidence: Sendable, Codable, Hashable {
+    public var method: String
+    public var path: String
+    public var endpoint: String
+    public var grantType: String?
+    public var status: Int
+    public var error: String?
+    /// Named `client_secret` violations (empty = valid).
+    public var clientSecretViolations: [String]
+    /// Form fields, secrets elided.
+    public var fields: [String: String]
+
+    public init(method: String, path: String, endpoint: String, grantType: String?, status: Int, error: String?, clientSecretViolations: [String], fields: [String: String]) {
+        self.method = method
+        self.path = path
+        self.endpoint = endpoint
+        self.grantType = grantType
+        self.status = status
+        self.error = error
+        self.clientSecretViolations = clientSecretViolations
+        self.fields = fields
+    }
+}
+
+/// The deterministic order of results: by flow id, scenarios before token cases, scenarios by
+/// index, token cases by rule position, catalogue order and variant. The same for a full run
+/// and for merged shards.
+public enum ResultOrder {
+    public static func precedes(_ a: ItemResult, _ b: ItemResult) -> Bool {
+        key(a).lexicographicallyPrecedes(key(b)) { lhs, rhs in lhs < rhs }
+            || (key(a) == key(b) && a.id < b.id)
+    }
+
+    static func key(_ r: ItemResult) -> [SortKey] {
+        var key: [SortKey] = [.text(r.flowID)]
+        if let s = r.scenario {
+            key += [.number(0), .number(s.index)]
+        } else if let t = r.tokenCase {
+            let catalogueIndex = TokenCase.catalogue.firstIndex { $0.id == t.caseID } ?? Int.max
+            key += [.number(1), .number(t.rulePosition), .number(catalogueIndex), .number(t.variant ?? -1)]
+        } else {
+            key += [.number(2)]
+        }
+        return key
+    }
+
+    enum SortKey: Comparable {
+        case number(Int)
+        case text(String)
+    }
+}

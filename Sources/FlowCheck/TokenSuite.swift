@@ -1,0 +1,341 @@
+import FlowMocks
+import FlowModel
+import Foundation
+
+/// One token case at the step that submits the token: how it is sent, and what counts as the
+/// backend enforcing the rule. "Reject" = a 4xx, never a 5xx, and nothing usable handed out
+/// (proved by trying to use it); "accept" = the step's expectation holds and the rest of the
+/// path works with what it returned.
+struct TokenSuiteCase {
+    let work: TokenCaseWork
+    let flow: Flow
+    let step: Step
+    let template: RequestTemplate
+    let expectation: Expectation?
+    let path: Scenario
+    let position: Int
+
+    struct Outcome {
+        var verdict: Verdict
+        var message: String
+        var evidence: Evidence?
+    }
+
+    init(work: TokenCaseWork, flow: Flow, step: Step, template: RequestTemplate, expectation: Expectation?, path: Scenario, position: Int) {
+        self.work = work
+        self.flow = flow
+        self.step = step
+        self.template = template
+        self.expectation = expectation
+        self.path = path
+        self.position = position
+    }
+
+    var caseID: String { work.tokenCase.id }
+
+    /// The token mutation of this variant (`.none` for honest runs).
+    var forgery: TokenForgery {
+        let variants = TokenForgery.variants(for: caseID)
+        let index = work.variant ?? 0
+        return variants.indices.contains(index) ? variants[index].forgery : .none
+    }
+
+    /// Whether the rule is about the server-to-server notification rather than the ID token.
+    var ruleIsNotification: Bool { work.rule.token.lowercased().contains("notification") }
+
+    /// Which artefact the forgery goes into.
+    var target: ForgeryTarget {
+        if caseID == "C17" || caseID == "N2" || caseID == "N1" { return caseID == "N1" ? .notification : forgery.target }
+        return ruleIsNotification ? .notification : .idToken
+    }
+
+    func usesName(_ name: String, _ template: RequestTemplate) -> Bool {
+        let text = template.target + template.headers.map(\.value).joined() + (template.body ?? "")
+        return Interpolator.names(in: text).contains(name)
+    }
+
+    func execute(_ walker: inout Walker) async -> Outcome {
+        let tokenCase = work.tokenCase
+        // The step that receives the artefact the forgery is in.
+        let placeholder = target == .notification ? "provider.notification" : "provider.id_token"
+        var submitStep = step
+        var submitTemplate = template
+        var submitExpectation = expectation
+        if !usesName(placeholder, template) {
+            guard let other = flow.steps.first(where: { $0.exchange.map { usesName(placeholder, $0.request) } ?? false }),
+                  let exchange = other.exchange else {
+                return Outcome(verdict: .notExecutable, message: "the flow has no step that submits {{\(placeholder)}}: \(work.variantDescription ?? tokenCase.title) cannot be delivered")
+            }
+            // Reach a state where the other step makes sense: submit this step honestly first.
+            if target == .notification {
+                let honest = await walker.send(step: step, template: template, expectation: expectation, branch: nil)
+                guard honest.verdict == .pass else {
+                    return Outcome(verdict: .fail, message: "could not reach step \(other.number): step \(step.number) failed: \(honest.message ?? "")", evidence: honest.evidence)
+                }
+            }
+            submitStep = other
+            submitTemplate = exchange.request
+            submitExpectation = exchange.expectation
+        }
+        if target == .idToken, case .variant = forgery { walker.forgery = forgery }
+
+        switch caseID {
+        case "X1", "X2", "X3":
+            return await exchangeCase(&walker, step: submitStep, template: submitTemplate)
+        case "N1":
+            return await notificationEvents(&walker, step: submitStep, template: submitTemplate, expectation: submitExpectation)
+        case "C15":
+            return await replay(&walker, step: submitStep, template: submitTemplate, expectation: submitExpectation)
+        case "R1":
+            return await revocation(&walker, step: submitStep, template: submitTemplate, expectation: submitExpectation)
+        default:
+            break
+        }
+        let attackerBefore = await attackerFetches(walker)
+        let notificationForgery = target == .notification ? forgery : .none
+        let sent = await submit(&walker, step: submitStep, template: submitTemplate, notificationForgery: notificationForgery)
+        guard let response = sent else {
+            return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
+        }
+        let evidence = Walker.evidence(request: walker.lastRequest, response: response, token: walker.submittedToken)
+        switch tokenCase.expectation {
+        case .accept:
+            return await accept(&walker, step: submitStep, response: response, expectation: submitExpectation, evidence: evidence)
+        case .informational:
+            let status = response.status.map(String.init) ?? response.failure?.code ?? "no answer"
+            let accepted = response.status.map { (200..<300).contains($0) } ?? false
+            return Outcome(verdict: .info, message: "informational: the backend \(accepted ? "accepted" : "rejected") it (\(status))", evidence: evidence)
+        case .reject:
+            var outcome = await reject(&walker, step: submitStep, response: response, expectation: submitExpectation, evidence: evidence)
+            if caseID == "S8", outcome.verdict == .pass {
+                let fetched = await attackerFetches(walker) - attackerBefore
+                if fetched > 0 {
+                    outcome = Outcome(verdict: .fail, message: "rejected, but the backend fetched the key URL named in the token header (\(fetched) request(s) to the checker's attacker URL)", evidence: evidence)
+                }
+            }
+            if target == .notification, outcome.verdict == .pass, let probe = await sessionProbe(&walker, after: submitStep) {
+                if !probe.works {
+                    outcome = Outcome(verdict: .fail, message: "rejected, but the session no longer works afterwards: the forged notification changed state (\(probe.description))", evidence: evidence)
+                }
+            }
+            return outcome
+        }
+    }
+
+    /// Sends the submitting step (fresh provider values) and records it.
+    func submit(_ walker: inout Walker, step: Step, template: RequestTemplate, notificationForgery: TokenForgery = .none, event: NotificationEvent.Kind? = nil, jti: String? = nil) async -> HTTPResult? {
+        let request: OutgoingRequest
+        do {
+            try await walker.supplyProviderValues(for: template, step: step, notificationForgery: notificationForgery, event: event, jti: jti)
+            request = try walker.interpolator.request(template, baseURL: walker.env.backendURL)
+        } catch {
+            walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: .error, message: "cannot build the request: \(error)"))
+            return nil
+        }
+        let response = await walker.env.transport.send(request, timeout: walker.env.timeout)
+        walker.lastRequest = request
+        walker.lastResult = response
+        return response
+    }
+
+    func record(_ walker: inout Walker, step: Step, verdict: Verdict, message: String, evidence: Evidence?) {
+        walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: verdict, message: message, evidence: verdict.failsRun ? evidence : nil))
+    }
+
+    static func describe(_ response: HTTPResult) -> String {
+        if let status = response.status { return "HTTP \(status)" }
+        return response.failure?.description ?? "no answer"
+    }
+
+    // MARK: Accept
+
+    func accept(_ walker: inout Walker, step: Step, response: HTTPResult, expectation: Expectation?, evidence: Evidence) async -> Outcome {
+        let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
+        for (name, value) in check.captures { walker.values[name] = value }
+        guard check.passed else {
+            let message = "a valid token was not accepted: " + check.problems.joined(separator: "; ")
+            record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
+            return Outcome(verdict: .fail, message: message, evidence: evidence)
+        }
+        record(&walker, step: step, verdict: .pass, message: "accepted (\(Self.describe(response)))", evidence: nil)
+        // What it returned must work: walk the rest of the path.
+        if step.number == self.step.number {
+            for transition in path.transitions[(position + 1)...] {
+                if await !walker.run(transition) {
+                    let failed = walker.results.last!
+                    return Outcome(verdict: .fail, message: "accepted, but step \(failed.step) then failed: \(failed.message ?? "")", evidence: failed.evidence)
+                }
+            }
+        }
+        return Outcome(verdict: .pass, message: "accepted (\(Self.describe(response))) and the rest of the path works")
+    }
+
+    // MARK: Reject
+
+    func reject(_ walker: inout Walker, step: Step, response: HTTPResult, expectation: Expectation?, evidence: Evidence) async -> Outcome {
+        // Take whatever a success would have returned, even from a rejection.
+        let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
+        for (name, value) in check.captures { walker.values[name] = value }
+        let captured = check.captures.keys.sorted()
+        guard let status = response.status else {
+            let message = "no clear rejection: \(Self.describe(response))"
+            record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
+            return Outcome(verdict: .fail, message: message, evidence: evidence)
+        }
+        var message: String
+        var verdict: Verdict
+        switch status {
+        case 400..<500:
+            verdict = .pass
+            message = "rejected (HTTP \(status))"
+        case 500..<600:
+            verdict = .fail
+            message = "server error HTTP \(status) instead of a 4xx rejection"
+        case 200..<300:
+            verdict = .fail
+            message = "accepted (HTTP \(status)): the backend does not enforce \(work.rule.id)"
+        default:
+            verdict = .fail
+            message = "HTTP \(status) instead of a 4xx rejection" + ((300..<400).contains(status) ? " (redirect, not followed)" : "")
+        }
+        // Prove nothing usable was created: use what it returned on the next step that needs it.
+        if !captured.isEmpty, let use = await useCaptured(&walker, names: Set(captured), after: step) {
+            if use.works {
+                verdict = .fail
+                message += "; what it returned works: \(use.description)"
+            } else {
+                message += "; what it returned is refused: \(use.description)"
+            }
+        } else if verdict == .pass {
+            message += "; nothing usable returned"
+        }
+        record(&walker, step: step, verdict: verdict, message: message, evidence: evidence)
+        return Outcome(verdict: verdict, message: message, evidence: evidence)
+    }
+
+    struct Use {
+        var works: Bool
+        var description: String
+    }
+
+    /// Sends the first later request step that uses one of `names` (e.g. the captured session
+    /// on an authenticated call). Works = 2xx.
+    func useCaptured(_ walker: inout Walker, names: Set<String>, after step: Step) async -> Use? {
+        let later = flow.steps.filter { $0.number > step.number }.sorted { $0.number < $1.number }
+        guard let user = later.first(where: { candidate in
+            guard let exchange = candidate.exchange else { return false }
+            return names.contains { usesName($0, exchange.request) }
+        }), let exchange = user.exchange else { return nil }
+        guard let request = try? walker.interpolator.request(exchange.request, baseURL: walker.env.backendURL) else { return nil }
+        let response = await walker.env.transport.send(request, timeout: walker.env.timeout)
+        let works = response.status.map { (200..<300).contains($0) } ?? false
+        return Use(works: works, description: "step \(user.number) \(request.method) \(Walker.path(of: request.url)) → \(Self.describe(response))")
+    }
+
+    /// Whether the session captured earlier still works: the first GET step after `step` that
+    /// uses a captured value.
+    func sessionProbe(_ walker: inout Walker, after step: Step) async -> Use? {
+        let captureNames = Set(flow.steps.compactMap(\.exchange?.expectation).flatMap(\.captures).map(\.name)).filter { walker.values[$0] != nil }
+        let later = flow.steps.filter { $0.number > step.number && $0.exchange?.request.method.uppercased() == "GET" }.sorted { $0.number < $1.number }
+        guard let probe = later.first(where: { candidate in captureNames.contains { usesName($0, candidate.exchange!.request) } }),
+              let request = try? walker.interpolator.request(probe.exchange!.request, baseURL: walker.env.backendURL) else { return nil }
+        let response = await walker.env.transport.send(request, timeout: walker.env.timeout)
+        let works = response.status.map { (200..<300).contains($0) } ?? false
+        return Use(works: works, description: "step \(probe.number) \(request.method) \(Walker.path(of: request.url)) → \(Self.describe(response))")
+    }
+
+    // MARK: Special cases
+
+    /// C15: the same id_token and nonce posted twice: the first is accepted, the second refused.
+    func replay(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
+        guard let first = await submit(&walker, step: step, template: template) else {
+            return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
+        }
+        let firstRequest = walker.lastRequest!
+        let firstCheck = ExpectationCheck(expectation: expectation, response: first, interpolator: walker.interpolator)
+        guard firstCheck.passed else {
+            let evidence = Walker.evidence(request: firstRequest, response: first, token: walker.submittedToken)
+            let message = "the first, valid submission was not accepted: " + firstCheck.problems.joined(separator: "; ")
+            record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
+            return Outcome(verdict: .fail, message: message, evidence: evidence)
+        }
+        let second = await walker.env.transport.send(firstRequest, timeout: walker.env.timeout)
+        walker.lastResult = second
+        let evidence = Walker.evidence(request: firstRequest, response: second, token: walker.submittedToken, notes: ["second submission of the same id_token and nonce"])
+        var outcome = await reject(&walker, step: step, response: second, expectation: expectation, evidence: evidence)
+        outcome.message = "replay: " + outcome.message
+        return outcome
+    }
+
+    /// X1–X3: the provider's token endpoint misbehaves while the step is submitted; the
+    /// backend must refuse (4xx, no session), never 5xx.
+    func exchangeCase(_ walker: inout Walker, step: Step, template: RequestTemplate) async -> Outcome {
+        let overrides = TokenEndpointOverride.variants(for: caseID)
+        let index = work.variant ?? 0
+        guard overrides.indices.contains(index) else { return Outcome(verdict: .error, message: "no token endpoint behaviour for \(caseID)[\(index)]") }
+        let provider = walker.env.provider
+        do {
+            try await walker.supplyProviderValues(for: template, step: step)
+        } catch {
+            return Outcome(verdict: .error, message: "cannot build the request: \(error)")
+        }
+        await provider.setTokenEndpointOverride(overrides[index].override)
+        let response = await submit(&walker, step: step, template: template)
+        await provider.setTokenEndpointOverride(nil)
+        guard let response else { return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request") }
+        let evidence = Walker.evidence(request: walker.lastRequest, response: response, token: walker.submittedToken, notes: ["provider token endpoint: \(overrides[index].description)"])
+        return await reject(&walker, step: step, response: response, expectation: expectation, evidence: evidence)
+    }
+
+    /// N1: every event type is accepted (twice, same jti: idempotent) and changes state as it
+    /// should: consent-revoked and account-delete end the session, e-mail events do not.
+    func notificationEvents(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
+        let kinds = NotificationEvent.Kind.allCases
+        let kind = kinds[min(work.variant ?? 0, kinds.count - 1)]
+        let jti = "flowspec-" + Redaction.elide(walker.rawNonce).dropLast()
+        var evidence: Evidence?
+        for attempt in 1...2 {
+            guard let response = await submit(&walker, step: step, template: template, event: kind, jti: jti) else {
+                return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
+            }
+            let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
+            evidence = Walker.evidence(request: walker.lastRequest, response: response, token: walker.submittedToken)
+            guard check.passed else {
+                let message = "\(kind.rawValue) notification\(attempt == 2 ? " sent again (same jti)" : ""): " + check.problems.joined(separator: "; ")
+                record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
+                return Outcome(verdict: .fail, message: message, evidence: evidence)
+            }
+        }
+        record(&walker, step: step, verdict: .pass, message: "\(kind.rawValue) accepted twice (same jti)", evidence: nil)
+        guard let probe = await sessionProbe(&walker, after: step) else {
+            return Outcome(verdict: .pass, message: "\(kind.rawValue) accepted twice (same jti); no later step uses the session, state change not verified")
+        }
+        let expectedWorks = !kind.endsSessions
+        guard probe.works == expectedWorks else {
+            let message = "\(kind.rawValue) accepted, but the session \(probe.works ? "still works" : "was ended"): \(probe.description)"
+            return Outcome(verdict: .fail, message: message, evidence: evidence)
+        }
+        return Outcome(verdict: .pass, message: "\(kind.rawValue) accepted twice (same jti); session \(expectedWorks ? "kept" : "ended") as it should: \(probe.description)")
+    }
+
+    /// R1: deleting the account revokes the user's Apple tokens with a valid client_secret.
+    func revocation(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
+        let sent = await walker.send(step: step, template: template, expectation: expectation, branch: nil)
+        guard sent.verdict == .pass else {
+            return Outcome(verdict: sent.verdict, message: sent.message ?? "", evidence: sent.evidence)
+        }
+        let revokeStep = path.transitions[(position + 1)...].compactMap { flow.step($0.from) }
+            .first { flow.kind(of: $0) == .providerCall && Walker.expectedCall(for: $0) == .revoke }
+        guard let revokeStep else {
+            return Outcome(verdict: .notExecutable, message: "no backend → provider revoke step follows step \(step.number)")
+        }
+        await walker.observe(step: revokeStep, branch: nil)
+        let observed = walker.results.last!
+        return Outcome(verdict: observed.verdict, message: "revoke on account deletion: " + (observed.message ?? ""), evidence: observed.evidence)
+    }
+
+    func attackerFetches(_ walker: Walker) async -> Int {
+        guard caseID == "S8" else { return 0 }
+        return await walker.env.provider.records().filter { $0.endpoint == .attackerJWKS || $0.endpoint == .attackerX5U }.count
+    }
+}

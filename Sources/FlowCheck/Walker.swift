@@ -1,0 +1,394 @@
+import FlowMocks
+import FlowModel
+import Foundation
+import JOSE
+
+/// What every item of a run shares: where the backend is, how to reach it, the provider the
+/// checker plays, and the injected sources of time and randomness.
+public struct RunEnvironment: Sendable {
+    public var backendURL: String
+    public var transport: any BackendTransport
+    public var provider: MockProvider
+    /// Client id used when a flow declares no `client_id` variable.
+    public var defaultClientID: String
+    /// Per-request timeout, seconds.
+    public var timeout: Double
+    /// How long to wait for a backend → provider call to show up in the provider's records.
+    public var observeWait: Double
+    public var random: any RandomSource
+
+    public init(
+        backendURL: String, transport: any BackendTransport, provider: MockProvider, defaultClientID: String,
+        timeout: Double, observeWait: Double = 2, random: any RandomSource = SystemRandom()
+    ) {
+        self.backendURL = backendURL
+        self.transport = transport
+        self.provider = provider
+        self.defaultClientID = defaultClientID
+        self.timeout = timeout
+        self.observeWait = observeWait
+        self.random = random
+    }
+}
+
+/// How the checker drives each transition, and whether it can.
+enum Drive: Equatable {
+    /// Nothing to send or observe at this step (UI, response, internal): not executable.
+    case passive
+    /// Simulated at the mock provider with this outcome.
+    case provider(AuthorizeOutcome)
+    /// Send this request and judge it against this expectation.
+    case send(RequestTemplate, Expectation?)
+    /// Observe the backend's call to the provider.
+    case observe
+    /// The branch cannot be driven from outside; the reason says why.
+    case impossible(String)
+
+    /// Decides how to drive `transition` of `flow`.
+    static func plan(_ transition: StateMachine.Transition, in flow: Flow) -> Drive {
+        guard let step = flow.step(transition.from) else { return .impossible("step \(transition.from) does not exist") }
+        let kind = flow.kind(of: step)
+        let alternates = step.alternates
+        let alternate = transition.alternateIndex.flatMap { alternates.indices.contains($0) ? alternates[$0] : nil }
+        switch kind {
+        case .providerInteraction:
+            return .provider(outcome(of: transition))
+        case .request, .providerMessage:
+            if kind == .providerMessage, step.exchange == nil {
+                return isDefault(transition, in: step) ? .passive : .impossible(notDrivable(step, alternate))
+            }
+            guard let exchange = step.exchange else { return .passive }
+            if let alternate, alternates.count > 1 {
+                if let request = alternate.request {
+                    return .send(request, alternate.expectation ?? exchange.expectation)
+                }
+                guard isDefault(transition, in: step) else {
+                    return .impossible("branch \"\(alternate.label)\" of step \(step.number) has no request of its own; the step's request drives \"\(defaultAlternate(of: step)?.label ?? "?")\"")
+                }
+                return .send(exchange.request, alternate.expectation ?? exchange.expectation)
+            }
+            return .send(exchange.request, alternate?.expectation ?? exchange.expectation)
+        case .providerCall:
+            return isDefault(transition, in: step) ? .observe : .impossible(notDrivable(step, alternate))
+        case .internal:
+            return isDefault(transition, in: step) ? .passive : .impossible(notDrivable(step, alternate))
+        case .ui, .response, .undescribedRequest, .unknown:
+            // The backend is not involved in the choice: any branch is as good as another.
+            return .passive
+        }
+    }
+
+    private static func notDrivable(_ step: Step, _ alternate: Alternate?) -> String {
+        "branch \"\(alternate?.label ?? "?")\" of step \(step.number) depends on what the backend decides internally; the checker cannot force it (the token suite covers rejections)"
+    }
+
+    /// The branch a step takes with ordinary input: among the alternates that have no request
+    /// of their own, the first that does not end the flow unsuccessfully (else the first).
+    static func defaultAlternate(of step: Step) -> Alternate? {
+        let shared = step.alternates.filter { $0.request == nil }
+        return shared.first { alternate in
+            if case .end(let outcome) = alternate.target { return outcome == .success }
+            return true
+        } ?? shared.first
+    }
+
+    static func isDefault(_ transition: StateMachine.Transition, in step: Step) -> Bool {
+        guard let index = transition.alternateIndex, step.alternates.count > 1 else { return true }
+        guard let chosen = defaultAlternate(of: step) else { return false }
+        return step.alternates.firstIndex(of: chosen) == index
+    }
+
+    /// The person's or provider's outcome a provider-interaction branch stands for: a branch
+    /// that ends the flow as cancelled is a denial, one that ends otherwise unsuccessfully or
+    /// goes back to an earlier (or the same) step is a failed authentication, any other approves.
+    static func outcome(of transition: StateMachine.Transition) -> AuthorizeOutcome {
+        guard transition.alternateIndex != nil else { return .approved }
+        switch transition.target {
+        case .end(let outcome):
+            if outcome == .cancelled { return .denied }
+            return outcome == .success ? .approved : .authenticationFailed
+        case .step(let next):
+            return next <= transition.from ? .authenticationFailed : .approved
+        }
+    }
+}
+
+/// Walks one path through a flow for one work item: holds the values (variables, captures,
+/// provider values), the sign-in of this item, and the step results so far.
+struct Walker {
+    let env: RunEnvironment
+    let flow: Flow
+    let clientID: String
+    /// The forgery applied to the ID token this item signs in with.
+    var forgery: TokenForgery = .none
+    var values: [String: String]
+    var signIn: ProviderSignIn?
+    var user: MockUser
+    var rawNonce: String
+    var results: [StepResult] = []
+    /// The last request sent and its result (for token cases).
+    var lastRequest: OutgoingRequest?
+    var lastResult: HTTPResult?
+    /// Provider records already attributed to a step of this item.
+    var consumedRecords: Set<Int> = []
+    /// The last token or notification JWT submitted, for evidence.
+    var submittedToken: String?
+
+    init(env: RunEnvironment, flow: Flow) {
+        self.env = env
+        self.flow = flow
+        var values: [String: String] = [:]
+        for variable in flow.variables { values[variable.name] = variable.value }
+        self.values = values
+        self.clientID = values["client_id"] ?? env.defaultClientID
+        self.user = MockUser.random(using: env.random)
+        self.rawNonce = Base64URL.encode(env.random.bytes(24))
+    }
+
+    var interpolator: Interpolator { Interpolator(values: values) }
+
+    // MARK: Provider values
+
+    /// Signs in at the provider (once per item) with this item's fresh user and nonce.
+    mutating func ensureSignIn() async throws -> ProviderSignIn {
+        if let signIn, signIn.outcome == .approved { return signIn }
+        let result = await env.provider.signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: forgery, outcome: .approved)
+        signIn = result
+        for (name, value) in result.placeholderValues { values[name] = value }
+        return result
+    }
+
+    /// Supplies the provider values a template uses, signing in or minting as needed.
+    mutating func supplyProviderValues(for template: RequestTemplate, step: Step, notificationForgery: TokenForgery = .none, event: NotificationEvent.Kind? = nil, jti: String? = nil) async throws {
+        let names = Set(Interpolator.names(in: template.target) + template.headers.flatMap { Interpolator.names(in: $0.value) }
+            + Interpolator.names(in: template.body ?? ""))
+        let signInNames: Set<String> = ["provider.code", "provider.id_token", "provider.nonce", "provider.state", "provider.email", "provider.sub", "provider.user"]
+        if !names.isDisjoint(with: signInNames) {
+            _ = try await ensureSignIn()
+        }
+        if names.contains("provider.notification") {
+            let kind = event ?? Self.notificationKind(for: step)
+            let notification = NotificationEvent(kind: kind, sub: (signIn?.user ?? user).sub, email: (signIn?.user ?? user).email, isPrivateEmail: kind == .emailDisabled || kind == .emailEnabled ? true : nil, jti: jti)
+            let jwt = await env.provider.mintNotification(clientID: clientID, event: notification, forgery: notificationForgery)
+            values["provider.notification"] = jwt
+            submittedToken = jwt
+        } else if names.contains("provider.id_token") {
+            submittedToken = values["provider.id_token"]
+        }
+        if names.contains("provider.refresh_token"), values["provider.refresh_token"] == nil {
+            let sub = (signIn?.user ?? user).sub
+            if let token = await env.provider.refreshTokens(for: sub).first { values["provider.refresh_token"] = token }
+        }
+    }
+
+    /// The event a notification step is about, read from its title or prose (`consent-revoked`…).
+    static func notificationKind(for step: Step) -> NotificationEvent.Kind {
+        let text = (step.title + " " + step.prose.source).lowercased()
+        // Longest names first: `account-delete` is a prefix of `account-deleted`.
+        for kind in [NotificationEvent.Kind.consentRevoked, .accountDelete, .emailDisabled, .emailEnabled] where text.contains(kind.rawValue) {
+            return kind
+        }
+        return .consentRevoked
+    }
+
+    // MARK: Steps
+
+    /// Sends a request step and judges it. Returns the step result (also appended).
+    @discardableResult
+    mutating func send(step: Step, template: RequestTemplate, expectation: Expectation?, branch: String?) async -> StepResult {
+        let kind = flow.kind(of: step).rawValue
+        let request: OutgoingRequest
+        do {
+            try await supplyProviderValues(for: template, step: step)
+            request = try interpolator.request(template, baseURL: env.backendURL)
+        } catch {
+            let result = StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .error, message: "cannot build the request: \(error)")
+            results.append(result)
+            return result
+        }
+        return await send(step: step, request: request, expectation: expectation, branch: branch)
+    }
+
+    @discardableResult
+    mutating func send(step: Step, request: OutgoingRequest, expectation: Expectation?, branch: String?) async -> StepResult {
+        let response = await env.transport.send(request, timeout: env.timeout)
+        lastRequest = request
+        lastResult = response
+        let check = ExpectationCheck(expectation: expectation, response: response, interpolator: interpolator)
+        for (name, value) in check.captures { values[name] = value }
+        let evidence = Self.evidence(request: request, response: response, token: submittedToken)
+        let verdict: Verdict = check.passed ? .pass : .fail
+        let message = check.passed ? "\(request.method) \(Self.path(of: request.url)) → \(response.status ?? 0)" : check.problems.joined(separator: "; ")
+        let result = StepResult(
+            step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, branch: branch,
+            verdict: verdict, message: message, evidence: check.passed ? nil : evidence)
+        results.append(result)
+        return result
+    }
+
+    static func path(of url: String) -> String {
+        guard let components = URLComponents(string: url) else { return url }
+        return Redaction.text(components.percentEncodedPath + (components.percentEncodedQuery.map { "?" + $0 } ?? ""))
+    }
+
+    static func evidence(request: OutgoingRequest?, response: HTTPResult?, token: String?, notes: [String] = []) -> Evidence {
+        var evidence = Evidence(notes: notes)
+        if let request {
+            evidence.request = RequestEvidence(
+                method: request.method, url: Redaction.text(request.url), headers: Redaction.headers(request.headers),
+                bodyExcerpt: request.body.flatMap(Redaction.excerpt))
+        }
+        if let response {
+            evidence.response = ResponseEvidence(
+                status: response.status, headers: Redaction.headers(response.headers), bodyExcerpt: Redaction.excerpt(response.body),
+                bodyBytes: response.body.count, truncated: response.truncated, elapsedMS: response.elapsedMS,
+                failure: response.failure?.description)
+        }
+        if let token { evidence.token = Redaction.decodeToken(token) }
+        return evidence
+    }
+
+    /// Simulates a person/client ↔ provider step.
+    mutating func simulate(step: Step, outcome: AuthorizeOutcome, branch: String?) async {
+        let kind = flow.kind(of: step).rawValue
+        do {
+            if outcome == .approved {
+                let result = try await ensureSignIn()
+                let ok = result.code != nil || result.idToken != nil
+                results.append(StepResult(
+                    step: step.number, title: step.title, kind: kind, branch: branch, verdict: ok ? .pass : .error,
+                    message: ok ? "simulated at the mock provider: approved" : "the mock provider issued nothing on approval"))
+            } else {
+                let result = await env.provider.signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: .none, outcome: outcome)
+                let ok = result.code == nil && result.idToken == nil
+                results.append(StepResult(
+                    step: step.number, title: step.title, kind: kind, branch: branch, verdict: ok ? .pass : .error,
+                    message: ok ? "simulated at the mock provider: \(outcome.rawValue) (\(result.error ?? "no code issued"))" : "the mock provider issued a code on \(outcome.rawValue)"))
+            }
+        } catch {
+            results.append(StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .error, message: "mock provider: \(error)"))
+        }
+    }
+
+    enum ExpectedCall: String {
+        case codeExchange = "code exchange (grant_type=authorization_code)"
+        case refresh = "refresh (grant_type=refresh_token)"
+        case revoke = "revoke (/auth/revoke)"
+    }
+
+    /// What a backend → provider step is, from the technical words in its title and prose.
+    static func expectedCall(for step: Step) -> ExpectedCall {
+        let text = (step.title + " " + step.prose.source).lowercased()
+        if text.contains("/auth/revoke") || text.contains("revoke") { return .revoke }
+        if text.contains("grant_type=refresh_token") { return .refresh }
+        return .codeExchange
+    }
+
+    /// Observes a backend → provider step in the provider's records and asserts it was made
+    /// correctly (right endpoint and grant, this item's code or tokens, a valid client_secret).
+    mutating func observe(step: Step, branch: String?) async {
+        let kind = flow.kind(of: step).rawValue
+        let call = Self.expectedCall(for: step)
+        guard let signIn, let code = signIn.code else {
+            results.append(StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .notExecutable,
+                                      message: "no sign-in on this path: nothing to observe for the \(call.rawValue)"))
+            return
+        }
+        let elidedCode = Secret.elide(code)
+        let sub = signIn.user.sub
+        let deadline = ContinuousClock.now + .milliseconds(Int(env.observeWait * 1000))
+        var match: RecordedRequest?
+        var candidates: [RecordedRequest] = []
+        while true {
+            let records = await env.provider.records().filter { !consumedRecords.contains($0.sequence) }
+            let refresh = Set(await env.provider.refreshTokens(for: sub).map { Secret.elide($0) })
+            candidates = records.filter { record in
+                switch call {
+                case .codeExchange:
+                    return record.endpoint == .token && record.fields["code"] == elidedCode
+                case .refresh:
+                    return record.endpoint == .token && record.grantType == "refresh_token"
+                        && record.fields["refresh_token"].map(refresh.contains) == true
+                case .revoke:
+                    return record.endpoint == .revoke && record.fields["token"].map(refresh.contains) == true
+                }
+            }
+            match = candidates.first { $0.status == 200 && ($0.clientSecret?.isValid ?? false) } ?? candidates.first
+            if match?.status == 200 && (match?.clientSecret?.isValid ?? false) { break }
+            if ContinuousClock.now >= deadline { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        var problems: [String] = []
+        if let match {
+            consumedRecords.insert(match.sequence)
+            if call == .codeExchange, match.grantType != "authorization_code" {
+                problems.append("grant_type is \(match.grantType ?? "missing"), expected authorization_code")
+            }
+            if let violations = match.clientSecret?.violations, !violations.isEmpty {
+                problems.append("client_secret violations: " + violations.map(\.rawValue).joined(separator: ", "))
+            } else if match.clientSecret == nil {
+                problems.append("no client_secret")
+            }
+            if match.clientID != clientID {
+                problems.append("client_id is \(match.clientID ?? "missing"), expected \(clientID)")
+            }
+            if match.status != 200 {
+                problems.append("the provider answered \(match.status)\(match.error.map { " \($0)" } ?? "")")
+            }
+        } else {
+            problems.append("the backend never made the \(call.rawValue) for this sign-in (waited \(TransportFailure.format(env.observeWait)) s)")
+        }
+        let evidence = Evidence(providerRequests: (match.map { [$0] } ?? candidates).map(Self.providerEvidence))
+        results.append(StepResult(
+            step: step.number, title: step.title, kind: kind, branch: branch, verdict: problems.isEmpty ? .pass : .fail,
+            message: problems.isEmpty ? "observed at the mock provider: \(call.rawValue), client_secret valid" : problems.joined(separator: "; "),
+            evidence: problems.isEmpty ? nil : evidence))
+    }
+
+    static func providerEvidence(_ record: RecordedRequest) -> ProviderRequestEvidence {
+        ProviderRequestEvidence(
+            method: record.method, path: record.path, endpoint: record.endpoint.rawValue, grantType: record.grantType,
+            status: record.status, error: record.error,
+            clientSecretViolations: record.clientSecret?.violations.map(\.rawValue) ?? [],
+            fields: record.fields)
+    }
+
+    /// Runs one transition; returns false when the walk must stop (a failure).
+    mutating func run(_ transition: StateMachine.Transition) async -> Bool {
+        guard let step = flow.step(transition.from) else { return false }
+        let branch = transition.label
+        let kind = flow.kind(of: step)
+        switch Drive.plan(transition, in: flow) {
+        case .passive:
+            results.append(StepResult(step: step.number, title: step.title, kind: kind.rawValue, branch: branch, verdict: .notExecutable, message: Self.passiveReason(kind)))
+        case .impossible(let reason):
+            results.append(StepResult(step: step.number, title: step.title, kind: kind.rawValue, branch: branch, verdict: .notExecutable, message: reason))
+        case .provider(let outcome):
+            await simulate(step: step, outcome: outcome, branch: branch)
+        case .send(let template, let expectation):
+            await send(step: step, template: template, expectation: expectation, branch: branch)
+        case .observe:
+            await observe(step: step, branch: branch)
+        }
+        return !(results.last?.verdict.failsRun ?? false)
+    }
+
+    static func passiveReason(_ kind: StepKind) -> String {
+        switch kind {
+        case .ui: "UI only: nothing reaches the backend"
+        case .response: "the backend's answer, judged at the request it answers"
+        case .internal: "internal to the backend: verified only through its effects"
+        case .undescribedRequest: "no http block: nothing to send"
+        case .providerMessage: "the provider's answer to the backend's call (observed at the call)"
+        default: "not executable"
+        }
+    }
+
+    /// Marks the remaining transitions of a path as skipped after a failure.
+    mutating func skip(_ transitions: ArraySlice<StateMachine.Transition>, reason: String) {
+        for transition in transitions {
+            guard let step = flow.step(transition.from) else { continue }
+            results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, branch: transition.label, verdict: .skipped, message: reason))
+        }
+    }
+}
