@@ -89,8 +89,11 @@ struct ItemRunner {
         func notExecutable(_ why: String, steps: [StepResult] = []) -> ItemResult {
             ItemResult(id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: .notExecutable, message: why, tokenCase: info, steps: steps)
         }
-        guard let stepNumber = work.rule.step, let step = flow.step(stepNumber) else {
+        guard work.rule.step != nil else {
             return notExecutable("the rule names no step that submits the token (`@ N`)")
+        }
+        guard let stepNumber = TokenSuiteCase.submittingStep(for: work, in: flow), let step = flow.step(stepNumber) else {
+            return notExecutable("no step of the flow submits the token this variant forges: \(work.variantDescription ?? tokenCase.title) cannot be delivered")
         }
         guard let path = Self.path(through: stepNumber, in: flow) else {
             return notExecutable("no path through step \(stepNumber) can be driven")
@@ -101,7 +104,12 @@ struct ItemRunner {
         }
         var walker = Walker(env: env, flow: flow)
         let suite = TokenSuiteCase(work: work, flow: flow, step: step, template: template, expectation: expectation, path: path, position: position)
-        if case .variant = suite.forgery, suite.forgery.target == .idToken { walker.forgery = suite.forgery }
+        if case .variant = suite.forgery, suite.target == .notification, suite.forgery.target != .notification {
+            // The mock provider mints this variant into ID tokens only; posting an honest
+            // notification instead would judge the backend on the wrong token.
+            return notExecutable("the mock provider mints \(suite.forgery) into ID tokens only, not notifications (N2 covers forged notifications)")
+        }
+        if case .variant = suite.forgery, suite.target == .idToken { walker.forgery = suite.forgery }
 
         // Walk to the step that submits the token.
         for (index, transition) in path.transitions[..<position].enumerated() {

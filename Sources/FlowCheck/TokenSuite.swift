@@ -49,6 +49,20 @@ struct TokenSuiteCase {
         return ruleIsNotification ? .notification : .idToken
     }
 
+    /// The placeholder that carries this case's artefact.
+    var placeholder: String { target == .notification ? "provider.notification" : "provider.id_token" }
+
+    /// The step that must receive the artefact: the rule's step, unless the case's artefact is
+    /// of the other kind than the rule's (C17) or the rule is about notifications and its step
+    /// does not post one; then the first step that submits that artefact. Nil when none does.
+    static func submittingStep(for work: TokenCaseWork, in flow: Flow) -> Int? {
+        guard let number = work.rule.step, let step = flow.step(number) else { return nil }
+        let probe = TokenSuiteCase(work: work, flow: flow, step: step, template: step.exchange?.request ?? RequestTemplate(method: "GET", target: "/", location: step.location), expectation: nil, path: Scenario(flowID: flow.id, index: 0, transitions: [], outcome: .success), position: 0)
+        let redirect = (probe.target == .notification || probe.caseID == "C17") && !(step.exchange.map { probe.usesName(probe.placeholder, $0.request) } ?? false)
+        guard redirect else { return number }
+        return flow.steps.sorted { $0.number < $1.number }.first { $0.exchange.map { probe.usesName(probe.placeholder, $0.request) } ?? false }?.number
+    }
+
     func usesName(_ name: String, _ template: RequestTemplate) -> Bool {
         let text = template.target + template.headers.map(\.value).joined() + (template.body ?? "")
         return Interpolator.names(in: text).contains(name)
@@ -56,29 +70,9 @@ struct TokenSuiteCase {
 
     func execute(_ walker: inout Walker) async -> Outcome {
         let tokenCase = work.tokenCase
-        // The step that receives the artefact the forgery is in.
-        let placeholder = target == .notification ? "provider.notification" : "provider.id_token"
-        var submitStep = step
-        var submitTemplate = template
-        var submitExpectation = expectation
-        if !usesName(placeholder, template) {
-            guard let other = flow.steps.first(where: { $0.exchange.map { usesName(placeholder, $0.request) } ?? false }),
-                  let exchange = other.exchange else {
-                return Outcome(verdict: .notExecutable, message: "the flow has no step that submits {{\(placeholder)}}: \(work.variantDescription ?? tokenCase.title) cannot be delivered")
-            }
-            // Reach a state where the other step makes sense: submit this step honestly first.
-            if target == .notification {
-                let honest = await walker.send(step: step, template: template, expectation: expectation, branch: nil)
-                guard honest.verdict == .pass else {
-                    return Outcome(verdict: .fail, message: "could not reach step \(other.number): step \(step.number) failed: \(honest.message ?? "")", evidence: honest.evidence)
-                }
-            }
-            submitStep = other
-            submitTemplate = exchange.request
-            submitExpectation = exchange.expectation
-        }
-        if target == .idToken, case .variant = forgery { walker.forgery = forgery }
-
+        let submitStep = step
+        let submitTemplate = template
+        let submitExpectation = expectation
         switch caseID {
         case "X1", "X2", "X3":
             return await exchangeCase(&walker, step: submitStep, template: submitTemplate)
