@@ -27,6 +27,8 @@ public struct Flow: Hashable, Sendable, Codable {
     public var tokenRulesLocation: SourceLocation?
     /// Free prose outside the steps, in document order, kept for the site.
     public var sections: [ProseSection]
+    /// The heading of the section holding the steps, as written (`Steps`, `Các bước`).
+    public var stepsHeading: String?
     /// Location of the front matter's first line (the opening `---`).
     public var location: SourceLocation
     /// Where each front matter key was written, for diagnostics about values.
@@ -48,6 +50,7 @@ public struct Flow: Hashable, Sendable, Codable {
         tokenRules: [TokenRule] = [],
         tokenRulesLocation: SourceLocation? = nil,
         sections: [ProseSection] = [],
+        stepsHeading: String? = nil,
         location: SourceLocation,
         keyLocations: [String: SourceLocation] = [:]
     ) {
@@ -66,6 +69,7 @@ public struct Flow: Hashable, Sendable, Codable {
         self.tokenRules = tokenRules
         self.tokenRulesLocation = tokenRulesLocation
         self.sections = sections
+        self.stepsHeading = stepsHeading
         self.location = location
         self.keyLocations = keyLocations
     }

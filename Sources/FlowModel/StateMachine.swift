@@ -171,40 +171,47 @@ public struct StateMachine: Sendable, Hashable {
         return nil
     }
 
-    /// Shortest continuation from the target of `transition` to an end.
+    /// Shortest continuation from the target of `transition` to a successful end, or to any
+    /// end when success cannot be reached: a scenario that takes a side branch still finishes
+    /// the flow the way a user would want it to.
     private func completion(after transition: Transition) -> [Transition]? {
         switch transition.target {
         case .end:
             return []
         case .step(let next):
             guard outgoing[next] != nil else { return nil }
-            var previous: [Int: Transition] = [:]
-            var queue = [next]
-            var visited: Set<Int> = [next]
-            var head = 0
-            while head < queue.count {
-                let state = queue[head]
-                head += 1
-                for edge in transitions(from: state) {
-                    switch edge.target {
-                    case .end:
-                        var path = [edge]
-                        var cursor = state
-                        while cursor != next, let back = previous[cursor] {
-                            path.append(back)
-                            cursor = back.from
-                        }
-                        return path.reversed()
-                    case .step(let following):
-                        guard outgoing[following] != nil, !visited.contains(following) else { continue }
-                        visited.insert(following)
-                        previous[following] = edge
-                        queue.append(following)
+            return shortestCompletion(from: next) { $0 == .success } ?? shortestCompletion(from: next) { _ in true }
+        }
+    }
+
+    private func shortestCompletion(from first: Int, accepting: (Outcome) -> Bool) -> [Transition]? {
+        var previous: [Int: Transition] = [:]
+        var queue = [first]
+        var visited: Set<Int> = [first]
+        var head = 0
+        while head < queue.count {
+            let state = queue[head]
+            head += 1
+            for edge in transitions(from: state) {
+                switch edge.target {
+                case .end(let outcome):
+                    guard accepting(outcome) else { continue }
+                    var path = [edge]
+                    var cursor = state
+                    while cursor != first, let back = previous[cursor] {
+                        path.append(back)
+                        cursor = back.from
                     }
+                    return path.reversed()
+                case .step(let following):
+                    guard outgoing[following] != nil, !visited.contains(following) else { continue }
+                    visited.insert(following)
+                    previous[following] = edge
+                    queue.append(following)
                 }
             }
-            return nil
         }
+        return nil
     }
 }
 

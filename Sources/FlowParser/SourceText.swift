@@ -35,8 +35,9 @@ struct SourceText: Sendable {
 
     /// Text of lines `first...last` joined with `\n`.
     func text(lines first: Int, _ last: Int) -> String {
-        guard first <= last else { return "" }
-        return (max(1, first)...min(last, lineCount)).map(lineText).joined(separator: "\n")
+        let lower = max(1, first), upper = min(last, lineCount)
+        guard lower <= upper else { return "" }
+        return (lower...upper).map(lineText).joined(separator: "\n")
     }
 
     /// Converts a 1-based byte column on `line` into a 1-based code-point column.

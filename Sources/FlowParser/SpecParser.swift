@@ -159,8 +159,15 @@ struct FlowBuilder {
                 let line = lineOf(node)
                 if level == 3, let parsed = parseStepHeading(node, line: line) {
                     flushStep(&currentStep, blocks: &stepBlocks, offset: offset, into: &steps, flow: &flow)
+                    if currentLevel > 0, flow.stepsHeading == nil {
+                        // The section holding the steps: its heading titles the steps; its intro stays prose.
+                        flow.stepsHeading = currentHeading
+                        if proseBlocks.isEmpty { currentHeading = ""; currentLevel = 0 }
+                    }
                     flushProse(heading: currentHeading, level: currentLevel, blocks: &proseBlocks, offset: offset,
                                placement: seenStep ? .afterSteps : .beforeSteps, into: &sections, flow: &flow)
+                    currentHeading = ""
+                    currentLevel = 0
                     currentStep = parsed
                     seenStep = true
                     continue
@@ -243,11 +250,8 @@ struct FlowBuilder {
             }
             kept.append(block)
         }
-        // A section that only held the token table is not prose.
-        if kept.isEmpty, heading.isEmpty || blocks.contains(where: { $0.type == "table" }) && kept.isEmpty {
-            if heading.isEmpty || !blocks.isEmpty { return }
-        }
-        guard !(kept.isEmpty && heading.isEmpty) else { return }
+        // Nothing to keep: no text, or a section that only held the token table.
+        if kept.isEmpty, heading.isEmpty || !blocks.isEmpty { return }
         let markdown = markdownOf(kept, offset: offset)
         sections.append(ProseSection(heading: heading, level: level, body: markdown, placement: placement))
     }
@@ -258,7 +262,7 @@ struct FlowBuilder {
             return Markdown(source: "", location: source.location(line: max(1, offset), column: 1))
         }
         let text = blocks.map { block in
-            source.text(lines: block.startLine + offset, max(block.startLine, block.endLine) + offset)
+            source.text(lines: block.startLine + offset, max(block.startLine, block.endLine) + offset).trimmingTrailingWhitespace()
         }.joined(separator: "\n\n")
         return Markdown(source: text, location: source.location(line: first.startLine + offset, byteColumn: first.startColumn))
     }

@@ -6,11 +6,14 @@ import Testing
 /// code-point column recorded, so a test says *where* a diagnostic must be, not just that it exists.
 struct MarkedSource {
     let text: String
+    /// The source as given, markers included.
+    let raw: String
     let markers: [String: (line: Int, column: Int)]
 
     static let symbols = ["1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣", "7️⃣", "8️⃣", "9️⃣"]
 
     init(_ marked: String) {
+        raw = marked
         var markers: [String: (Int, Int)] = [:]
         var lines: [String] = []
         for (index, rawLine) in marked.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

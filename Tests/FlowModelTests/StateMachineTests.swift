@@ -56,7 +56,7 @@ import Testing
         #expect(machine.reachableStates() == [1, 3])
         #expect(machine.statesReachingEnd().isEmpty)
         #expect(machine.scenarios(flowID: "f").isEmpty)
-        #expect(machine.predecessors(of: 3) == [1, 3])
+        #expect(machine.predecessors(of: 3) == [1, 2, 3])
     }
 
     @Test func duplicatesKeepTheFirstDefinition() {

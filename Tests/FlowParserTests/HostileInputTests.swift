@@ -65,7 +65,7 @@ import Testing
         let parser = SpecParser()
         let binary = parser.parse(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00], file: "x.png")
         #expect(binary.diagnostics.map(\.code) == ["FS001"])
-        #expect(binary.diagnostics.allSatisfy(\.isUnusableInput))
+        #expect(binary.diagnostics.allSatisfy { $0.isUnusableInput })
         let latin1 = parser.parse(bytes: Array("---\nid: x\n".utf8) + [0x54, 0xFC, 0x72, 0x6B, 0x0A], file: "x.md")
         #expect(latin1.diagnostics.map(\.code) == ["FS002"])
         #expect(latin1.diagnostics.first?.location.line == 3)

@@ -1,7 +1,7 @@
 import FlowModel
 
 /// FS406 an `http` block on a step the checker cannot send (only client/person → backend and
-/// provider → backend steps are sent); FS407 a client → backend step without an `http`
+/// provider → backend steps are sent); FS407 a client or person → backend step without an `http`
 /// block (the checker cannot execute it); FS408 an exchange without an `expect` block.
 struct ExchangesRule: FlowRule {
     static let codes = ["FS406", "FS407", "FS408"]
@@ -17,7 +17,8 @@ struct ExchangesRule: FlowRule {
                                             "step \(step.number) (\(step.from) → \(step.to)) has an http block, but check only sends requests to the backend",
                                             hint: "move the request to the client → backend step that makes it, or describe this step in prose"))
             }
-            if sendable, step.exchange == nil, branchRequests.isEmpty {
+            let fromClient = fromRole == .client || fromRole == .person
+            if toRole == .backend, fromClient, step.exchange == nil, branchRequests.isEmpty {
                 diagnostics.append(.warning("FS407", step.actorsLocation ?? step.location,
                                             "step \(step.number) sends to the backend but has no http block: check cannot execute it",
                                             hint: "add a fenced `http` block with the request and an `expect` block with the answer"))

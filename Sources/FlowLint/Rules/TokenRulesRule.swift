@@ -8,6 +8,7 @@ struct TokenRulesRule: FlowRule {
     func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
         let flow = context.flow
         let known = TokenRuleKind.allCases.map(\.rawValue)
+        var reportedMissingStep = false
         for rule in flow.tokenRules {
             if rule.kind == nil {
                 let hint = suggestion(for: rule.id, among: known).map { "did you mean '\($0)'?" }
@@ -15,10 +16,15 @@ struct TokenRulesRule: FlowRule {
                 diagnostics.append(.error("FS501", rule.location, "unknown token rule '\(rule.id)'", hint: hint))
             }
             guard let number = rule.step else {
+                // Rows inherit the step of the row above: say it once, at the first row lacking one.
+                guard !reportedMissingStep else { continue }
+                reportedMissingStep = true
                 diagnostics.append(.error("FS504", rule.location, "token rule '\(rule.id)' does not say which step submits the token",
                                           hint: "write the step in the Token column of the first row: `\(rule.token.isEmpty ? "id_token" : rule.token) @ 6`"))
                 continue
             }
+            // An inherited step is judged where it was written.
+            guard rule.stepLocation != nil else { continue }
             guard let step = flow.step(number) else {
                 diagnostics.append(.error("FS503", rule.stepLocation ?? rule.location,
                                           "token rule '\(rule.id)' names step \(number), which does not exist"))

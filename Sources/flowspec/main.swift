@@ -1,3 +1,0 @@
-import FlowCLI
-
-await FlowspecCommand.main()
