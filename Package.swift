@@ -103,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowLintTests",
-            dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowCLI"],
+            dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowExport"],
             resources: [.copy("Fixtures")]
         ),
     ],

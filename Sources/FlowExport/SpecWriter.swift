@@ -26,10 +26,17 @@ public enum SpecWriter {
             for variable in flow.variables { out += "  \(variable.name): \(yaml(variable.value))\n" }
         }
         out += "---\n"
-        for section in flow.sections where section.placement == .beforeSteps {
+        let before = flow.sections.filter { $0.placement == .beforeSteps }
+        // The steps section's own intro (same heading) is written as the steps' heading and intro.
+        let intro = before.last.flatMap { $0.level == 2 && $0.heading == flow.stepsHeading ? $0 : nil }
+        for section in before.dropLast(intro == nil ? 0 : 1) {
             out += "\n" + write(section)
         }
-        out += "\n## \(stepsHeading[flow.lang] ?? "Steps")\n"
+        if let intro {
+            out += "\n" + write(intro)
+        } else {
+            out += "\n## \(flow.stepsHeading ?? stepsHeading[flow.lang] ?? "Steps")\n"
+        }
         for step in flow.steps {
             out += "\n### \(step.number). \(step.title)\n"
             out += "\(step.from.isEmpty ? "?" : step.from) → \(step.to.isEmpty ? "?" : step.to)\n"
@@ -44,7 +51,8 @@ public enum SpecWriter {
                     out += "- \(alternate.label) → \(alternate.target)\n"
                     if let request = alternate.request { out += indent(write(request)) }
                     if let expectation = alternate.expectation { out += indent(write(expectation)) }
-                    if let note = alternate.note { out += indent(note.source + "\n") }
+                    // A blank line first: text right under the item would continue its label.
+                    if let note = alternate.note { out += "\n" + indent(note.source + "\n") + "\n" }
                 }
             }
         }
@@ -68,7 +76,7 @@ public enum SpecWriter {
         if section.level > 0 {
             out += String(repeating: "#", count: section.level) + " \(section.heading)\n\n"
         }
-        if !section.body.isEmpty { out += section.body.source + "\n" }
+        if !section.body.isEmpty { out += section.body.source.trimmingTrailingNewlines() + "\n" }
         return out
     }
 
@@ -131,6 +139,12 @@ public enum SpecWriter {
 }
 
 extension String {
+    func trimmingTrailingNewlines() -> String {
+        var slice = Substring(self)
+        while let last = slice.last, last.isNewline || last == " " { slice.removeLast() }
+        return String(slice)
+    }
+
     func replacingPipes() -> String {
         var out = ""
         for character in self {

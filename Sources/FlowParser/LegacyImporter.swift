@@ -99,6 +99,7 @@ private struct ImportSession {
         var legacySteps: [LegacyStep] = []
         var diagram: MermaidDiagram?
         var apiRoutes: [(method: String, path: String, description: String, line: Int)] = []
+        var stepsHeading: String?
 
         var currentHeading = ""
         var currentLevel = 0
@@ -137,6 +138,7 @@ private struct ImportSession {
             }
             if block.type == "list", let found = stepItems(in: block), !found.steps.isEmpty {
                 legacySteps += found.steps
+                if stepsHeading == nil, currentLevel > 0 { stepsHeading = currentHeading }
                 if !found.intro.isEmpty { pending += found.intro }
                 flush(&self, heading: currentHeading, level: currentLevel, blocks: pending, placement: seenSteps ? .afterSteps : .beforeSteps)
                 pending = []
@@ -297,7 +299,7 @@ private struct ImportSession {
         let flow = Flow(file: source.file, id: flowID, title: flowTitle, summary: summary, lang: lang, tags: tags,
                         environments: Array(NSOrderedSet(array: environments)) as? [String] ?? environments,
                         provider: providerName, actors: actors, steps: flowSteps, sections: sections,
-                        location: .start(of: source.file))
+                        stepsHeading: stepsHeading, location: .start(of: source.file))
         return ImportResult(flow: flow, report: report.sortedForOutput())
     }
 
@@ -324,7 +326,7 @@ private struct ImportSession {
                 continue
             }
             inTags = false
-            let parts = text.split(separator: ":", maxSplits: 1).map { String($0).trimmingCharacters() }
+            let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).trimmingCharacters() }
             guard parts.count == 2 else { unmapped(line, "header line not mapped: \(text)"); continue }
             switch parts[0].lowercased() {
             case "tiêu đề", "title", "başlık":
@@ -570,6 +572,7 @@ private struct ImportSession {
         guard let first = blocks.first else { return Markdown(source: "", location: .start(of: source.file)) }
         let text = blocks.map { block in
             dedent(source.text(lines: block.startLine, max(block.startLine, block.endLine)), by: block.startColumn - 1)
+                .trimmingTrailingWhitespace()
         }.joined(separator: "\n\n")
         return Markdown(source: text, location: location(first.startLine))
     }
