@@ -1,6 +1,81 @@
 import ArgumentParser
+import FlowLint
+import FlowModel
+import FlowSite
+import Foundation
 
 struct BuildCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "build", abstract: "(not yet implemented)")
-    func run() throws { throw ExitCode(2) }
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Render the documentation site from the flow specs.",
+        discussion: """
+        Lints the specs first: errors stop the build (nothing is written, the previous site \
+        stays as it was), warnings are printed and the build goes on. Then renders the index, \
+        one page per flow (sequence and state diagrams drawn at build time), and a search page, \
+        into a temporary folder that replaces the output folder in one step.
+
+        Rebuilds are incremental: pages whose spec, translations, theme and configuration did \
+        not change are reused, and unchanged specs are not parsed again. Output is \
+        deterministic: the same input gives byte-identical files.
+
+        Examples:
+          flowspec build                          flows/ → site/_build/
+          flowspec build flows/ --out public      another output folder
+          flowspec build --results report.json    show check verdicts beside each step
+
+        Configuration: site/site.yml (see docs/site.md). Theme overrides: site/theme/.
+        Exit status: 0 built, 1 lint errors, 2 invalid configuration or input.
+        """
+    )
+
+    @Argument(help: "Spec files or directories (default: `flows` of site.yml, or flows/).")
+    var paths: [String] = []
+
+    @Option(name: .long, help: "Output folder (replaced as a whole).")
+    var out: String = "site/_build"
+
+    @Option(name: .long, help: "Site configuration (default: site/site.yml when it exists).")
+    var config: String?
+
+    @Option(name: .long, help: "Check results to show beside the specs (SiteResults JSON).")
+    var results: String?
+
+    @Flag(name: .long, help: "Render every page, ignoring the previous build.")
+    var clean = false
+
+    @Option(help: "Colour: auto (only on a terminal), always, never.")
+    var color: ColorMode = .auto
+
+    func run() throws {
+        var siteResults: SiteResults?
+        if let results {
+            do {
+                siteResults = try SiteResults.load(path: results)
+            } catch {
+                Terminal.writeError("error: cannot read results \(results): \(error)\n")
+                throw ExitCode(2)
+            }
+        }
+        let options = SiteBuildOptions(
+            inputs: paths, outputDirectory: out, configPath: config, results: siteResults, incremental: !clean
+        )
+        let report: SiteBuildReport
+        do {
+            report = try SiteBuilder(options: options).build()
+        } catch {
+            Terminal.writeError("error: \(error)\n")
+            throw ExitCode(2)
+        }
+        if !report.diagnostics.isEmpty {
+            Terminal.writeError(DiagnosticPrinter.text(report.diagnostics, color: Terminal.useColor(color, stream: STDERR_FILENO)))
+            Terminal.writeError(DiagnosticPrinter.summary(report.diagnostics, files: report.files.count) + "\n")
+        }
+        guard report.succeeded else {
+            Terminal.writeError("error: the site was not built; fix the errors above (the previous site is unchanged)\n")
+            throw ExitCode(report.diagnostics.contains { $0.isUnusableInput && $0.severity == .error } ? 2 : 1)
+        }
+        let pages = report.renderedPages.count + report.reusedPages.count
+        Terminal.write("Built \(pages) flow page\(pages == 1 ? "" : "s") (\(report.renderedPages.count) rendered, \(report.reusedPages.count) unchanged)\n")
+        Terminal.write("Site: \(report.indexPath)\n")
+    }
 }

@@ -1,1 +1,0 @@
-public enum FlowSitePlaceholder { static var n: Int { EmbeddedTheme.files.count } }

@@ -1,0 +1,452 @@
+import Dispatch
+import FlowLint
+import FlowModel
+import FlowParser
+import Foundation
+
+/// What to build and where.
+public struct SiteBuildOptions: Sendable {
+    /// Spec files or folders; empty means the `flows` of `site.yml` (default `flows/`).
+    public var inputs: [String]
+    /// Output folder; replaced as a whole when the build succeeds.
+    public var outputDirectory: String
+    /// `site.yml`; nil means `site/site.yml` when it exists, defaults otherwise.
+    public var configPath: String?
+    /// Check results to show beside the specs.
+    public var results: SiteResults?
+    /// Markup added to every page's `<head>` (`serve` injects its reload script); not cached.
+    public var headExtra: String
+    /// Reuse pages of the previous build whose inputs did not change.
+    public var incremental: Bool
+
+    public init(
+        inputs: [String] = [],
+        outputDirectory: String = "site/_build",
+        configPath: String? = nil,
+        results: SiteResults? = nil,
+        headExtra: String = "",
+        incremental: Bool = true
+    ) {
+        self.inputs = inputs
+        self.outputDirectory = outputDirectory
+        self.configPath = configPath
+        self.results = results
+        self.headExtra = headExtra
+        self.incremental = incremental
+    }
+}
+
+/// The outcome of a build: diagnostics to print, and where the site is.
+public struct SiteBuildReport: Sendable {
+    /// Lint findings over every spec (cached ones replayed for unchanged files), sorted.
+    public var diagnostics: [Diagnostic]
+    /// False when lint errors stopped the build (nothing was written).
+    public var succeeded: Bool
+    /// Absolute path of the output folder and its `index.html`.
+    public var outputDirectory: String
+    public var indexPath: String
+    /// Spec files that were built.
+    public var files: [String]
+    /// Flow pages rendered by this build and reused from the previous one (relative paths).
+    public var renderedPages: [String]
+    public var reusedPages: [String]
+    /// Spec files parsed by this build (unchanged files are not parsed on an incremental build).
+    public var parsedFiles: [String]
+}
+
+/// A problem with the build itself (configuration, theme, file system), as opposed to lint
+/// findings about the specs.
+public struct SiteBuildError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Builds the documentation site: lints the specs (errors stop the build), renders one page per
+/// flow plus the index and search, and swaps the result in atomically. Deterministic: the same
+/// inputs give byte-identical output. Incremental: pages whose inputs are unchanged are reused
+/// from the previous build (hard links), and unchanged specs are not even parsed.
+public struct SiteBuilder: Sendable {
+    public var options: SiteBuildOptions
+    public var parser: SpecParser
+
+    /// Bump when page rendering changes in a way the theme hash does not capture.
+    static let rendererVersion = "site-renderer 1"
+
+    public init(options: SiteBuildOptions, parser: SpecParser = SpecParser()) {
+        self.options = options
+        self.parser = parser
+    }
+
+    private struct Source {
+        var path: String
+        var bytes: [UInt8]
+        var hash: String
+    }
+
+    /// Everything the index, search and switchers need about one flow.
+    private struct FlowInfo {
+        var path: String
+        var contentHash: String
+        var id: String
+        var lang: String
+        var translationOf: String
+        var title: String
+        var tags: [String]
+        var card: String
+        var search: String
+        var diagnostics: [Diagnostic]
+        var flow: Flow?
+        var pageKey = ""
+        var groupKey: String { translationOf.isEmpty ? id : translationOf }
+    }
+
+    public func build() throws -> SiteBuildReport {
+        // Configuration and theme.
+        let configPath = options.configPath ?? (FileSystem.exists("site/site.yml") ? "site/site.yml" : nil)
+        var config = SiteConfig()
+        var configBytes: [UInt8] = []
+        if let configPath {
+            do { configBytes = try FileSystem.read(configPath) } catch { throw SiteBuildError("cannot read \(configPath): \(error)") }
+            config = try SiteConfig.parse(String(decoding: configBytes, as: UTF8.self), file: configPath)
+        }
+        let configDirectory = configPath.map(FileSystem.parent) ?? "site"
+        func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : configDirectory + "/" + path }
+        let theme: Theme
+        do {
+            theme = try Theme.load(overrideDirectory: resolve(config.themeDirectory ?? "theme"), labelOverrides: config.labels)
+        } catch {
+            throw SiteBuildError("theme: \(error)")
+        }
+        let renderer = PageRenderer(theme: theme, config: config, results: options.results, headExtra: options.headExtra)
+
+        // Output location and the previous build's cache.
+        let output = FileSystem.absolute(options.outputDirectory)
+        let parentDirectory = FileSystem.parent(output)
+        let outputName = String(output.split(separator: "/").last ?? "_build")
+        if output == "/" || output == FileSystem.absolute(".") {
+            throw SiteBuildError("refusing to build into \(output)")
+        }
+        if FileSystem.exists(output) {
+            let isPreviousSite = FileSystem.exists(output + "/" + BuildCache.relativePath)
+            let isEmpty = FileSystem.isDirectory(output) && ((try? FileSystem.listFiles(under: output))?.isEmpty ?? false)
+            guard isPreviousSite || isEmpty else {
+                throw SiteBuildError("refusing to replace \(output): it exists and is not a site built by flowspec (no \(BuildCache.relativePath))")
+            }
+        }
+        var globalHash = ContentHash()
+        globalHash.combine(Self.rendererVersion)
+        globalHash.combine(configBytes)
+        globalHash.combine(theme.hash)
+        let globalKey = globalHash.description
+        var cache: BuildCache?
+        if options.incremental, let bytes = try? FileSystem.read(output + "/" + BuildCache.relativePath),
+           let previous = BuildCache.parse(bytes), previous.globalKey == globalKey {
+            cache = previous
+        }
+        let cached = Dictionary((cache?.entries ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+
+        // Sources: read and fingerprint every spec.
+        var diagnostics: [Diagnostic] = []
+        let inputs = options.inputs.isEmpty ? config.flows : options.inputs
+        let files = SpecFiles.expand(inputs, diagnostics: &diagnostics)
+        var sources: [Source] = []
+        sources.reserveCapacity(files.count)
+        for file in files {
+            do {
+                let bytes = try FileSystem.read(file)
+                sources.append(Source(path: file, bytes: bytes, hash: ContentHash.of(bytes).description))
+            } catch {
+                diagnostics.append(Diagnostic(code: "FS001", severity: .error, location: .start(of: file), message: "cannot read the file: \(error)"))
+            }
+        }
+
+        // Decide what to parse: everything without a cache; otherwise changed files and the
+        // translation groups they touch (old and new ids), so switchers and corpus rules see them.
+        var toParse = Set<String>()
+        if cache == nil {
+            toParse = Set(sources.map(\.path))
+        } else {
+            var touchedGroups = Set<String>()
+            let currentPaths = Set(sources.map(\.path))
+            for source in sources where cached[source.path]?.contentHash != source.hash {
+                toParse.insert(source.path)
+                if let old = cached[source.path] {
+                    touchedGroups.insert(old.translationOf.isEmpty ? old.id : old.translationOf)
+                }
+            }
+            for entry in cache!.entries where !currentPaths.contains(entry.path) {
+                touchedGroups.insert(entry.translationOf.isEmpty ? entry.id : entry.translationOf)
+            }
+            // New ids and groups of changed files need their parse; do it now.
+            let changed = parse(sources.filter { toParse.contains($0.path) })
+            for result in changed {
+                if let flow = result.flow { touchedGroups.insert(flow.translationOf ?? flow.id) }
+            }
+            for entry in cache!.entries where currentPaths.contains(entry.path) && !toParse.contains(entry.path) {
+                if touchedGroups.contains(entry.translationOf.isEmpty ? entry.id : entry.translationOf) {
+                    toParse.insert(entry.path)
+                }
+            }
+            // An id that collides with an unchanged flow: lint everything so the rule reports it.
+            let changedIDs = changed.compactMap { $0.flow?.id }
+            let unchangedIDs = Set(cache!.entries.filter { currentPaths.contains($0.path) && !toParse.contains($0.path) }.map(\.id))
+            if changedIDs.contains(where: unchangedIDs.contains) || Set(changedIDs).count != changedIDs.count {
+                toParse = currentPaths
+            }
+        }
+
+        let parseSources = sources.filter { toParse.contains($0.path) }
+        let parsed = parse(parseSources)
+        var parsedFlows: [Flow] = []
+        var parsedDiagnostics: [Diagnostic] = []
+        for result in parsed {
+            parsedDiagnostics += result.diagnostics
+            if let flow = result.flow { parsedFlows.append(flow) }
+        }
+        parsedDiagnostics += Linter(parser: parser).lint(flows: parsedFlows)
+        diagnostics += parsedDiagnostics
+        var diagnosticsByFile: [String: [Diagnostic]] = [:]
+        for diagnostic in parsedDiagnostics { diagnosticsByFile[diagnostic.location.file, default: []].append(diagnostic) }
+
+        // Everything about every flow: parsed ones fresh, the others from the cache.
+        var infos: [FlowInfo] = []
+        let parsedByPath = Dictionary(parsedFlows.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
+        let decoder = JSONDecoder()
+        for source in sources {
+            if let flow = parsedByPath[source.path] {
+                infos.append(FlowInfo(
+                    path: source.path, contentHash: source.hash, id: flow.id, lang: flow.lang,
+                    translationOf: flow.translationOf ?? "", title: MarkdownRenderer.plainText(source: flow.title).trimmingCharacters(),
+                    tags: flow.tags, card: "", search: "", diagnostics: diagnosticsByFile[source.path] ?? [], flow: flow
+                ))
+            } else if !toParse.contains(source.path), let entry = cached[source.path] {
+                let replayed = entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
+                diagnostics += replayed
+                infos.append(FlowInfo(
+                    path: entry.path, contentHash: entry.contentHash, id: entry.id, lang: entry.lang, translationOf: entry.translationOf,
+                    title: entry.title, tags: entry.tags, card: entry.card, search: entry.search, diagnostics: replayed, flow: nil
+                ))
+            }
+        }
+        diagnostics = diagnostics.sortedForOutput()
+        var report = SiteBuildReport(
+            diagnostics: diagnostics, succeeded: false, outputDirectory: output, indexPath: output + "/index.html",
+            files: sources.map(\.path), renderedPages: [], reusedPages: [], parsedFiles: parseSources.map(\.path)
+        )
+        if diagnostics.contains(where: { $0.severity == .error }) { return report }
+
+        // Translation groups and page keys.
+        var groups: [String: [TranslationLink]] = [:]
+        for info in infos { groups[info.groupKey, default: []].append(TranslationLink(id: info.id, lang: info.lang, title: info.title)) }
+        for index in infos.indices {
+            let members = groups[infos[index].groupKey] ?? []
+            var key = ContentHash()
+            key.combine(globalKey)
+            key.combine(infos[index].contentHash)
+            for member in members.sorted(by: { $0.id < $1.id }) { key.combine(member.id + "\u{1F}" + member.lang + "\u{1F}" + member.title) }
+            key.combine(options.results?.fingerprint(for: infos[index].id) ?? "-")
+            key.combine(options.headExtra)
+            infos[index].pageKey = key.description
+        }
+
+        // Pages to render: parsed flows whose key changed or whose old page is missing.
+        var renderIndices: [Int] = []
+        var reuseIndices: [Int] = []
+        for (index, info) in infos.enumerated() {
+            let pagePath = output + "/flows/" + Self.fileName(info.id)
+            if info.flow == nil, cached[info.path]?.pageKey == info.pageKey, FileSystem.exists(pagePath) {
+                reuseIndices.append(index)
+            } else if info.flow != nil, cached[info.path]?.pageKey == info.pageKey, cached[info.path]?.contentHash == info.contentHash, FileSystem.exists(pagePath) {
+                reuseIndices.append(index)
+            } else {
+                renderIndices.append(index)
+            }
+        }
+        // A flow that needs a page but was not parsed (its key changed for another reason): parse it.
+        let missing = renderIndices.filter { infos[$0].flow == nil }
+        if !missing.isEmpty {
+            let sourceByPath = Dictionary(sources.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+            let late = parse(missing.compactMap { sourceByPath[infos[$0].path] })
+            for (offset, index) in missing.enumerated() { infos[index].flow = late[offset].flow }
+            report.parsedFiles += missing.map { infos[$0].path }
+        }
+
+        // Render pages, cards and search entries on all cores.
+        let needsCard = infos.indices.filter { infos[$0].flow != nil }
+        let work = Array(Set(renderIndices + needsCard)).sorted()
+        let slots = Slots<(page: String?, card: String, search: String)>(count: work.count)
+        let renderSet = Set(renderIndices)
+        let infosSnapshot = infos
+        let groupsSnapshot = groups
+        DispatchQueue.concurrentPerform(iterations: work.count) { position in
+            let info = infosSnapshot[work[position]]
+            guard let flow = info.flow else {
+                slots.set(position, (nil, info.card, info.search))
+                return
+            }
+            let page = renderSet.contains(work[position]) ? renderer.flowPage(flow, translations: groupsSnapshot[info.groupKey] ?? []) : nil
+            slots.set(position, (page, renderer.card(flow), renderer.searchEntries(flow)))
+        }
+        var pages: [Int: String] = [:]
+        for (position, index) in work.enumerated() {
+            let value = slots.get(position)
+            if let page = value.page { pages[index] = page }
+            infos[index].card = value.card
+            infos[index].search = value.search
+        }
+
+        // Index order: navigation first, then by translation group and language.
+        let navigationRank = Dictionary(config.navigation.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let titleByID = Dictionary(infos.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
+        func languageRank(_ lang: String) -> Int { config.languages.firstIndex(of: lang) ?? config.languages.count }
+        let order = infos.indices.sorted { a, b in
+            let x = infos[a], y = infos[b]
+            let nx = navigationRank[x.id] ?? navigationRank[x.groupKey] ?? Int.max
+            let ny = navigationRank[y.id] ?? navigationRank[y.groupKey] ?? Int.max
+            if nx != ny { return nx < ny }
+            let gx = (titleByID[x.groupKey] ?? x.title).lowercased(), gy = (titleByID[y.groupKey] ?? y.title).lowercased()
+            if gx != gy { return gx < gy }
+            if x.groupKey != y.groupKey { return x.groupKey < y.groupKey }
+            if x.groupKey == x.id, y.groupKey != y.id { return true }
+            if y.groupKey == y.id, x.groupKey != x.id { return false }
+            if languageRank(x.lang) != languageRank(y.lang) { return languageRank(x.lang) < languageRank(y.lang) }
+            return x.id < y.id
+        }
+        var tagCounts: [String: Int] = [:]
+        for info in infos { for tag in Set(info.tags) { tagCounts[tag, default: 0] += 1 } }
+        let tags = tagCounts.keys.sorted().map { PageRenderer.TagCount(name: $0, count: tagCounts[$0]!) }
+        let indexHTML = renderer.indexPage(cards: order.map { infos[$0].card }, tags: tags, flowCount: infos.count)
+        let searchHTML = renderer.searchPage()
+        var searchJS = "/* Search index generated by flowspec: [href, title, context, text, lang] per entry. */\nwindow.flowspecSearchIndex = [\n"
+        searchJS += order.map { infos[$0].search }.filter { !$0.isEmpty }.joined(separator: ",\n")
+        searchJS += "\n];\n"
+
+        // Write the new tree next to the old one, then swap.
+        let temporary = parentDirectory + "/." + outputName + ".tmp-\(getpid())"
+        FileSystem.removeTree(temporary)
+        do {
+            try FileSystem.makeDirectory(parentDirectory)
+            try FileSystem.makeDirectory(temporary)
+            for directory in ["flows", "assets", ".flowspec"] { try FileSystem.makeDirectory(temporary + "/" + directory) }
+            for index in reuseIndices {
+                let name = "/flows/" + Self.fileName(infos[index].id)
+                try FileSystem.linkOrCopy(output + name, to: temporary + name)
+            }
+            let written = Array(pages.keys).sorted()
+            let pagesSnapshot = pages
+            let writeErrors = Slots<String?>(count: written.count)
+            DispatchQueue.concurrentPerform(iterations: written.count) { position in
+                let index = written[position]
+                do {
+                    try FileSystem.write(pagesSnapshot[index]!, to: temporary + "/flows/" + Self.fileName(infosSnapshot[index].id))
+                    writeErrors.set(position, nil)
+                } catch {
+                    writeErrors.set(position, "\(error)")
+                }
+            }
+            if let error = (0..<written.count).compactMap({ writeErrors.get($0) }).first { throw SiteBuildError(error) }
+            for asset in theme.assets {
+                try writeCreatingDirectories(asset.bytes, root: temporary, relative: asset.path)
+            }
+            let assetsDirectory = resolve(config.assetsDirectory ?? "assets")
+            if FileSystem.isDirectory(assetsDirectory) {
+                for relative in try FileSystem.listFiles(under: assetsDirectory) {
+                    try writeCreatingDirectories(try FileSystem.read(assetsDirectory + "/" + relative), root: temporary, relative: "assets/" + relative)
+                }
+            }
+            try FileSystem.write(indexHTML, to: temporary + "/index.html")
+            try FileSystem.write(searchHTML, to: temporary + "/search.html")
+            try FileSystem.write(searchJS, to: temporary + "/assets/search-index.js")
+            if let base = config.absoluteBaseURL {
+                var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+                sitemap += "<url><loc>" + HTML.escape(base) + "index.html</loc></url>\n"
+                for index in order { sitemap += "<url><loc>" + HTML.escape(base + "flows/" + Self.fileName(infos[index].id)) + "</loc></url>\n" }
+                sitemap += "</urlset>\n"
+                try FileSystem.write(sitemap, to: temporary + "/sitemap.xml")
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let newCache = BuildCache(globalKey: globalKey, entries: infos.map { info in
+                let encoded = info.diagnostics.compactMap { (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) } }
+                return BuildCache.Entry(
+                    path: info.path, contentHash: info.contentHash, id: info.id, lang: info.lang, translationOf: info.translationOf,
+                    title: info.title, pageKey: info.pageKey, tags: info.tags, card: info.card, search: info.search,
+                    diagnostics: encoded.joined(separator: "\n")
+                )
+            })
+            try FileSystem.write(newCache.serialized(), to: temporary + "/" + BuildCache.relativePath)
+            try swapIn(temporary, output)
+        } catch {
+            FileSystem.removeTree(temporary)
+            if let error = error as? SiteBuildError { throw error }
+            throw SiteBuildError("writing the site failed: \(error)")
+        }
+
+        report.succeeded = true
+        report.renderedPages = renderIndices.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
+        report.reusedPages = reuseIndices.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
+        return report
+    }
+
+    /// Page file name for a flow id (ids are `[a-z0-9][a-z0-9._-]*`; anything else is replaced).
+    static func fileName(_ id: String) -> String {
+        let safe = String(id.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") ? $0 : "-" })
+        return (safe.isEmpty || safe.hasPrefix(".") ? "flow-" + safe : safe) + ".html"
+    }
+
+    private func parse(_ sources: [Source]) -> [ParseResult] {
+        let slots = Slots<ParseResult>(count: sources.count)
+        let parser = self.parser
+        DispatchQueue.concurrentPerform(iterations: sources.count) { index in
+            slots.set(index, parser.parse(bytes: sources[index].bytes, file: sources[index].path))
+        }
+        return (0..<sources.count).map { slots.get($0) }
+    }
+
+    private func writeCreatingDirectories(_ bytes: [UInt8], root: String, relative: String) throws {
+        var directory = root
+        for part in relative.split(separator: "/").dropLast() {
+            directory += "/" + part
+            try FileSystem.makeDirectory(directory)
+        }
+        try FileSystem.write(bytes, to: root + "/" + relative)
+    }
+
+    /// Puts the new tree in place: an atomic exchange where the system has one (the old tree
+    /// then sits at the temporary path and is removed), otherwise rename old away, new in.
+    private func swapIn(_ temporary: String, _ output: String) throws {
+        if !FileSystem.exists(output) {
+            try FileSystem.rename(temporary, output)
+            return
+        }
+        if FileSystem.exchange(temporary, output) {
+            FileSystem.removeTree(temporary)
+            return
+        }
+        let old = temporary + ".old"
+        try FileSystem.rename(output, old)
+        try FileSystem.rename(temporary, output)
+        FileSystem.removeTree(old)
+    }
+}
+
+/// Fixed slots written once each from concurrent iterations.
+final class Slots<Value>: @unchecked Sendable {
+    private var values: [Value?]
+    private let lock = NSLock()
+
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: Value) {
+        lock.lock()
+        values[index] = value
+        lock.unlock()
+    }
+
+    func get(_ index: Int) -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[index]!
+    }
+}

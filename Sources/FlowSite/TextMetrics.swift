@@ -1,0 +1,115 @@
+/// Estimates how wide text is in the theme's sans-serif font, so diagrams can be laid out at
+/// build time without a font engine. Deliberately generous: a label that is a little too short
+/// for its box looks fine, one that overflows does not.
+enum TextMetrics {
+    /// Width in pixels of `text` at `size` px.
+    static func width(_ text: String, size: Double = 13) -> Int {
+        var em = 0.0
+        for scalar in text.unicodeScalars {
+            em += advance(scalar)
+        }
+        return Int((em * size).rounded(.up))
+    }
+
+    private static func advance(_ scalar: Unicode.Scalar) -> Double {
+        switch scalar.value {
+        case 0x20: return 0.28
+        case 0x69, 0x6A, 0x6C, 0x2E, 0x2C, 0x3A, 0x3B, 0x27, 0x7C, 0x21, 0x49, 0x31: return 0.3 // i j l . , : ; ' | ! I 1
+        case 0x66, 0x74, 0x72, 0x28, 0x29, 0x5B, 0x5D, 0x2F, 0x2D: return 0.38 // f t r ( ) [ ] / -
+        case 0x6D, 0x77, 0x4D, 0x57, 0x40: return 0.86 // m w M W @
+        case 0x41...0x5A: return 0.68 // other capitals
+        case 0x30...0x39: return 0.58
+        case 0x21..<0x80: return 0.56
+        case 0x0300...0x036F: return 0 // combining marks
+        case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0x1F300...0x1FAFF:
+            return 1.0 // wide (CJK, Hangul, emoji)
+        default: return 0.6 // Latin with diacritics, Cyrillic, Greek…
+        }
+    }
+
+    /// Greedy word wrap into lines no wider than `maxWidth`; at most `maxLines` lines, the last
+    /// one ending in `…` when text was cut. A single word wider than the limit is cut as well.
+    static func wrap(_ text: String, maxWidth: Int, size: Double = 13, maxLines: Int = 3) -> [String] {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
+        var lines: [String] = []
+        var current = ""
+        var truncated = false
+        for word in words {
+            let candidate = current.isEmpty ? word : current + " " + word
+            if width(candidate, size: size) <= maxWidth {
+                current = candidate
+                continue
+            }
+            if !current.isEmpty {
+                lines.append(current)
+                current = ""
+                if lines.count == maxLines { truncated = true; break }
+            }
+            if width(word, size: size) <= maxWidth {
+                current = word
+            } else {
+                current = cut(word, toFit: maxWidth, size: size)
+            }
+        }
+        if !truncated, !current.isEmpty {
+            if lines.count == maxLines { truncated = true } else { lines.append(current) }
+        }
+        if truncated, var last = lines.popLast() {
+            while !last.isEmpty, width(last + "…", size: size) > maxWidth { last.removeLast() }
+            lines.append(last + "…")
+        }
+        return lines.isEmpty ? [""] : lines
+    }
+
+    /// `text` shortened with `…` to fit `maxWidth`.
+    static func cut(_ text: String, toFit maxWidth: Int, size: Double = 13) -> String {
+        if width(text, size: size) <= maxWidth { return text }
+        var result = ""
+        for char in text {
+            if width(result + String(char) + "…", size: size) > maxWidth { break }
+            result.append(char)
+        }
+        return result + "…"
+    }
+}
+
+/// Tiny helper to assemble SVG markup. Text content and attribute values are escaped here; the
+/// element names and attribute names are constants in the diagram code.
+struct SVGWriter {
+    private(set) var output = ""
+
+    init() { output.reserveCapacity(16_384) }
+
+    mutating func raw(_ markup: String) { output += markup }
+
+    mutating func open(_ name: String, _ attributes: KeyValuePairs<String, String> = [:]) {
+        output += "<" + name
+        for (key, value) in attributes { output += " \(key)=\"\(HTML.escape(value))\"" }
+        output += ">"
+    }
+
+    mutating func close(_ name: String) { output += "</\(name)>" }
+
+    mutating func element(_ name: String, _ attributes: KeyValuePairs<String, String>, text: String? = nil) {
+        output += "<" + name
+        for (key, value) in attributes { output += " \(key)=\"\(HTML.escape(value))\"" }
+        if let text {
+            output += ">" + HTML.escape(text) + "</\(name)>"
+        } else {
+            output += "/>"
+        }
+    }
+
+    /// Multi-line text: one `<tspan>` per line, `lineHeight` apart, first baseline at `y`.
+    mutating func text(_ lines: [String], x: Int, y: Int, lineHeight: Int = 16, className: String, anchor: String = "middle") {
+        output += "<text class=\"\(className)\" x=\"\(x)\" y=\"\(y)\" text-anchor=\"\(anchor)\">"
+        for (index, line) in lines.enumerated() {
+            if index == 0 {
+                output += "<tspan x=\"\(x)\">" + HTML.escape(line) + "</tspan>"
+            } else {
+                output += "<tspan x=\"\(x)\" dy=\"\(lineHeight)\">" + HTML.escape(line) + "</tspan>"
+            }
+        }
+        output += "</text>"
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Mustache
+import Yams
+
+/// The site's look: Mustache templates, stylesheet, scripts and UI labels. The default theme is
+/// compiled into the binary (`Sources/FlowSite/Theme`, embedded by EmbedThemePlugin); a file with
+/// the same relative path in the override directory (`site/theme/`) replaces the embedded one,
+/// and extra files there are added.
+///
+/// Layout of a theme: `templates/*.mustache`, `assets/*` (copied to the site's `assets/`), and
+/// `labels.yml` (UI labels per language).
+public struct Theme: Sendable {
+    /// Every theme file, relative path → bytes, after overrides.
+    public let files: [String: [UInt8]]
+    /// Relative paths that came from the override directory.
+    public let overridden: [String]
+    /// Fingerprint of every file (name and bytes): part of each page's cache key.
+    public let hash: ContentHash
+    let library: MustacheLibrary
+    let labelTables: [String: [String: String]]
+    let languageNames: [String: String]
+
+    public struct Error: Swift.Error, CustomStringConvertible, Sendable {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The embedded default theme merged with the files under `overrideDirectory`, if it exists.
+    public static func load(overrideDirectory: String?, labelOverrides: [String: [String: String]] = [:]) throws -> Theme {
+        var files: [String: [UInt8]] = [:]
+        for (name, text) in EmbeddedTheme.files { files[name] = Array(text.utf8) }
+        var overridden: [String] = []
+        if let overrideDirectory, FileSystem.isDirectory(overrideDirectory) {
+            for relative in try FileSystem.listFiles(under: overrideDirectory) {
+                files[relative] = try FileSystem.read(overrideDirectory + "/" + relative)
+                overridden.append(relative)
+            }
+        }
+        return try Theme(files: files, overridden: overridden.sorted(), labelOverrides: labelOverrides)
+    }
+
+    init(files: [String: [UInt8]], overridden: [String], labelOverrides: [String: [String: String]]) throws {
+        self.files = files
+        self.overridden = overridden
+        var hash = ContentHash()
+        for name in files.keys.sorted() {
+            hash.combine(name)
+            hash.combine(files[name]!)
+        }
+        for language in labelOverrides.keys.sorted() {
+            for key in labelOverrides[language]!.keys.sorted() {
+                hash.combine(language + "." + key + "=" + labelOverrides[language]![key]!)
+            }
+        }
+        self.hash = hash
+
+        var library = MustacheLibrary()
+        for (name, bytes) in files where name.hasPrefix("templates/") && name.hasSuffix(".mustache") {
+            let templateName = String(name.dropFirst("templates/".count).dropLast(".mustache".count))
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw Error(message: "theme file \(name) is not UTF-8")
+            }
+            do {
+                library.register(try MustacheTemplate(string: text), named: templateName)
+            } catch {
+                throw Error(message: "theme template \(name) does not parse: \(error)")
+            }
+        }
+        for required in ["layout", "flow", "index", "search", "card"] where library.getTemplate(named: required) == nil {
+            throw Error(message: "theme has no templates/\(required).mustache")
+        }
+        self.library = library
+
+        guard let labelBytes = files["labels.yml"], let labelText = String(validating: labelBytes, as: UTF8.self) else {
+            throw Error(message: "theme has no labels.yml")
+        }
+        let parsed: Any?
+        do { parsed = try Yams.load(yaml: labelText) } catch { throw Error(message: "theme labels.yml: \(error)") }
+        guard let root = parsed as? [String: Any] else { throw Error(message: "theme labels.yml must be a mapping") }
+        var tables: [String: [String: String]] = [:]
+        var names: [String: String] = [:]
+        for (key, value) in root {
+            guard let table = value as? [String: Any] else { continue }
+            let strings = table.reduce(into: [String: String]()) { $0[$1.key] = "\($1.value)" }
+            if key == "language-names" { names = strings } else { tables[key] = strings }
+        }
+        for (language, overrides) in labelOverrides {
+            tables[language, default: [:]].merge(overrides) { _, new in new }
+        }
+        guard tables["en"] != nil else { throw Error(message: "theme labels.yml has no `en` table") }
+        self.labelTables = tables
+        self.languageNames = names
+    }
+
+    /// UI labels for a language, falling back to English per key.
+    func labels(for language: String) -> Labels {
+        let primary = language.split(separator: "-").first.map(String.init) ?? language
+        return Labels(language: language, table: labelTables[language] ?? labelTables[primary] ?? [:], fallback: labelTables["en"] ?? [:])
+    }
+
+    /// The language's own name (`Tiếng Việt`), or its code.
+    func languageName(_ code: String) -> String { languageNames[code] ?? code }
+
+    func render(_ context: [String: Any], template: String) -> String {
+        library.render(context, withTemplate: template) ?? ""
+    }
+
+    /// Files copied into the site's `assets/` folder.
+    var assets: [(path: String, bytes: [UInt8])] {
+        files.keys.sorted().filter { $0.hasPrefix("assets/") }.map { ($0, files[$0]!) }
+    }
+}
+
+/// Localised UI labels of one language, with English as the per-key fallback.
+struct Labels: Sendable {
+    let language: String
+    let table: [String: String]
+    let fallback: [String: String]
+
+    subscript(key: String) -> String { table[key] ?? fallback[key] ?? key }
+
+    /// Every label, for templates (`{{labels.steps}}`).
+    var dictionary: [String: String] { fallback.merging(table) { _, local in local } }
+}

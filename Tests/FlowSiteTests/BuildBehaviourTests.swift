@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import FlowSite
+
+/// Determinism, atomicity and incremental rebuilds.
+@Suite("Build behaviour")
+struct BuildBehaviourTests {
+    func threeFlows(_ scratch: Scratch) throws {
+        try scratch.write("flows/a.md", sampleSpec(id: "flow-a", title: "Flow A"))
+        try scratch.write("flows/b.md", sampleSpec(id: "flow-b", title: "Flow B"))
+        try scratch.write("flows/b-vi.md", sampleSpec(id: "flow-b-vi", title: "Luồng B", lang: "vi", translationOf: "flow-b"))
+        try scratch.write("flows/c.md", sampleSpec(id: "flow-c", title: "Flow C"))
+    }
+
+    @Test func twoBuildsAreByteIdentical() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        let first = scratch.root + "/one"
+        let second = scratch.root + "/two"
+        #expect(try scratch.build(out: first).succeeded)
+        #expect(try scratch.build(out: second, incremental: false).succeeded)
+        let a = try Scratch.snapshot(first)
+        let b = try Scratch.snapshot(second)
+        #expect(a.keys.sorted() == b.keys.sorted())
+        for name in a.keys.sorted() {
+            #expect(a[name] == b[name], "\(name) differs between two builds")
+        }
+        // A rebuild in place (incremental, nothing changed) leaves every byte as it was.
+        #expect(try scratch.build(out: first).succeeded)
+        let c = try Scratch.snapshot(first)
+        for name in a.keys.sorted() { #expect(a[name] == c[name], "\(name) changed on a no-op rebuild") }
+        // No timestamps anywhere.
+        let index = String(decoding: a["index.html"]!, as: UTF8.self)
+        #expect(!index.contains(String(Calendar(identifier: .gregorian).component(.year, from: Date()))))
+    }
+
+    @Test func lintErrorLeavesThePreviousSiteUntouched() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        #expect(try scratch.build().succeeded)
+        let before = try Scratch.snapshot(scratch.out)
+
+        // Step 3 is declared twice and an alternate points nowhere: lint errors.
+        try scratch.write("flows/c.md", sampleSpec(id: "flow-c", title: "Flow C changed").replacingOccurrences(of: "### 5. Backend verifies", with: "### 3. Backend verifies"))
+        let report = try scratch.build()
+        #expect(!report.succeeded)
+        #expect(report.diagnostics.contains { $0.severity == .error && $0.location.file.hasSuffix("c.md") })
+        #expect(try Scratch.snapshot(scratch.out) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.root + "/site").filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func failureWhileRenderingLeavesThePreviousSiteUntouched() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        #expect(try scratch.build().succeeded)
+        let before = try Scratch.snapshot(scratch.out)
+        // A theme override that does not parse fails the build after lint.
+        try scratch.write("site/theme/templates/flow.mustache", "{{#broken}} never closed")
+        try scratch.write("flows/a.md", sampleSpec(id: "flow-a", title: "Flow A2"))
+        #expect(throws: SiteBuildError.self) { try scratch.build() }
+        #expect(try Scratch.snapshot(scratch.out) == before)
+    }
+
+    @Test func refusesToReplaceAFolderItDidNotBuild() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        try scratch.write("precious/keep.txt", "do not delete")
+        #expect(throws: SiteBuildError.self) { try scratch.build(out: scratch.root + "/precious") }
+        #expect(FileManager.default.fileExists(atPath: scratch.root + "/precious/keep.txt"))
+    }
+
+    @Test func rebuildAfterOneChangedFlowRendersOnlyItsPage() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        let first = try scratch.build()
+        #expect(first.renderedPages.count == 4)
+        let inodeA = try #require(Scratch.inode(scratch.out + "/flows/flow-a.html"))
+        let inodeC = try #require(Scratch.inode(scratch.out + "/flows/flow-c.html"))
+        let inodeB = try #require(Scratch.inode(scratch.out + "/flows/flow-b.html"))
+        let oldC = try scratch.read("flows/flow-c.html")
+
+        try scratch.write("flows/c.md", sampleSpec(id: "flow-c", title: "Flow C, revised"))
+        let second = try scratch.build()
+        #expect(second.succeeded)
+        #expect(second.renderedPages == ["flows/flow-c.html"])
+        #expect(second.parsedFiles == [scratch.root + "/flows/c.md"])
+        #expect(second.reusedPages.count == 3)
+        #expect(Scratch.inode(scratch.out + "/flows/flow-a.html") == inodeA, "unchanged page was rewritten")
+        #expect(Scratch.inode(scratch.out + "/flows/flow-b.html") == inodeB, "unchanged page was rewritten")
+        #expect(Scratch.inode(scratch.out + "/flows/flow-c.html") != inodeC)
+        #expect(try scratch.read("flows/flow-c.html") != oldC)
+        #expect(try scratch.read("index.html").contains("Flow C, revised"))
+        #expect(try scratch.read("assets/search-index.js").contains("Flow C, revised"))
+        // The rebuilt site equals a clean build of the same input.
+        let clean = scratch.root + "/clean"
+        #expect(try scratch.build(out: clean, incremental: false).succeeded)
+        let incremental = try Scratch.snapshot(scratch.out)
+        let full = try Scratch.snapshot(clean)
+        #expect(incremental.keys.sorted() == full.keys.sorted())
+        for name in full.keys.sorted() { #expect(incremental[name] == full[name], "\(name) differs from a clean build") }
+    }
+
+    @Test func changingATitleRerendersItsTranslationsSwitcher() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        #expect(try scratch.build().succeeded)
+        try scratch.write("flows/b.md", sampleSpec(id: "flow-b", title: "Flow B renamed"))
+        let report = try scratch.build()
+        #expect(report.renderedPages == ["flows/flow-b-vi.html", "flows/flow-b.html"])
+        #expect(try scratch.read("flows/flow-b-vi.html").contains("title=\"Flow B renamed\""))
+    }
+
+    @Test func removedFlowDisappears() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        #expect(try scratch.build().succeeded)
+        try FileManager.default.removeItem(atPath: scratch.root + "/flows/a.md")
+        let report = try scratch.build()
+        #expect(report.succeeded)
+        #expect(report.renderedPages.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: scratch.out + "/flows/flow-a.html"))
+        #expect(!(try scratch.read("index.html")).contains("flows/flow-a.html"))
+    }
+
+    @Test func duplicateIDIntroducedIncrementallyIsStillReported() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        #expect(try scratch.build().succeeded)
+        try scratch.write("flows/c.md", sampleSpec(id: "flow-a", title: "Copy of A"))
+        let report = try scratch.build()
+        #expect(!report.succeeded)
+        #expect(report.diagnostics.contains { $0.severity == .error })
+    }
+}

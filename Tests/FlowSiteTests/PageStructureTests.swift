@@ -1,0 +1,215 @@
+import FlowLint
+import FlowModel
+import Foundation
+import Testing
+@testable import FlowSite
+
+/// Structure of the built pages: anchors, links, diagrams, CSP, no external URLs in the chrome.
+@Suite("Page structure")
+struct PageStructureTests {
+    /// Values of `attribute="…"` in markup.
+    static func attributeValues(_ attribute: String, in html: String) -> [String] {
+        var values: [String] = []
+        var rest = Substring(html)
+        let marker = " " + attribute + "=\""
+        while let range = rest.range(of: marker) {
+            let after = rest[range.upperBound...]
+            guard let end = after.firstIndex(of: "\"") else { break }
+            values.append(String(after[..<end]))
+            rest = after[end...]
+        }
+        return values
+    }
+
+    static func unescape(_ value: String) -> String {
+        value.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&quot;", with: "\"")
+    }
+
+    /// Markup with rendered spec prose removed: what is left is the chrome flowspec generates.
+    static func chrome(_ html: String) -> String {
+        var out = ""
+        var rest = Substring(html)
+        while let start = rest.range(of: "<div class=\"prose") {
+            out += rest[..<start.lowerBound]
+            guard let end = rest[start.upperBound...].range(of: "</div>") else { return out }
+            rest = rest[end.upperBound...]
+        }
+        return out + rest
+    }
+
+    static func isExternal(_ url: String) -> Bool {
+        let lowered = url.lowercased()
+        return lowered.hasPrefix("//") || HTML.scheme(of: lowered) != nil
+    }
+
+    /// Every internal link of every page resolves to a file, and its fragment to an id there.
+    static func assertLinksResolve(in out: String) throws {
+        let files = try Scratch.snapshot(out)
+        let pages = files.keys.filter { $0.hasSuffix(".html") }
+        #expect(!pages.isEmpty)
+        var checked = 0
+        for page in pages {
+            let html = String(decoding: files[page]!, as: UTF8.self)
+            let directory = (page as NSString).deletingLastPathComponent
+            for raw in attributeValues("href", in: html) + attributeValues("src", in: html) {
+                let url = unescape(raw)
+                if isExternal(url) { continue }
+                var path = url
+                var fragment = ""
+                if let hash = path.firstIndex(of: "#") {
+                    fragment = String(path[path.index(after: hash)...])
+                    path = String(path[..<hash])
+                }
+                if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
+                let target = path.isEmpty ? page : FileSystem.normalize(directory + "/" + path).dropFirst().description
+                let targetData = try #require(files[target], "\(page): link \(url) → missing \(target)")
+                if !fragment.isEmpty {
+                    let targetHTML = String(decoding: targetData, as: UTF8.self)
+                    #expect(targetHTML.contains(" id=\"\(fragment)\""), "\(page): link \(url) → no id \(fragment) in \(target)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 0)
+    }
+
+    static func assertChromeIsSelfContained(in out: String) throws {
+        let files = try Scratch.snapshot(out)
+        for (name, data) in files where name.hasSuffix(".html") {
+            let html = String(decoding: data, as: UTF8.self)
+            #expect(html.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src &#39;none&#39;; script-src &#39;self&#39;"), "\(name): CSP")
+            for url in attributeValues("src", in: html) {
+                #expect(!isExternal(url), "\(name): external src \(url)")
+            }
+            for url in attributeValues("href", in: chrome(html)) {
+                #expect(!isExternal(url), "\(name): external href in the chrome: \(url)")
+            }
+            #expect(!html.contains("style=\""), "\(name): inline style (blocked by the CSP)")
+            #expect(!html.contains("<script>"), "\(name): inline script (blocked by the CSP)")
+        }
+        for (name, data) in files where (name.hasSuffix(".css") || name.hasSuffix(".js")) && name != "assets/search-index.js" {
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(!text.contains("http://") && !text.contains("https://") && !text.contains("@import"), "\(name) refers to another host")
+        }
+    }
+
+    @Test func sampleFlowPageHasAnchorsDiagramsAndResolvingLinks() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/sample.md", sampleSpec())
+        let report = try scratch.build()
+        #expect(report.succeeded, "\(report.diagnostics)")
+        let page = try scratch.read("flows/sample.html")
+        for number in 1...6 {
+            #expect(page.contains("<section class=\"step kind-") && page.contains("id=\"step-\(number)\""))
+            #expect(page.contains("<h3 id=\"step-\(number)-h\">"))
+        }
+        #expect(page.contains("<svg class=\"diagram seq\""))
+        #expect(page.contains("<svg class=\"diagram states\""))
+        // Alternates as links to their targets, ends as outcomes.
+        #expect(page.contains("<a class=\"branch-target\" href=\"#step-4\">"))
+        #expect(page.contains("outcome-pill outcome-cancelled"))
+        // Exchange and expectations as readable code.
+        #expect(page.contains("<span class=\"http-method\">POST</span> <span class=\"http-target\">/api/login</span>"))
+        #expect(page.contains("<code>$.session</code>"))
+        // Token rules with their checker cases from the catalogue.
+        for tokenCase in TokenCase.catalogue where tokenCase.families.contains(.signature) {
+            #expect(page.contains(">\(tokenCase.id)</span>"))
+        }
+        #expect(page.contains("<tr id=\"rule-audience\">"))
+        // Prose sections in document order around the steps.
+        let purpose = try #require(page.range(of: "id=\"s-purpose\""))
+        let steps = try #require(page.range(of: "id=\"steps\""))
+        let notes = try #require(page.range(of: "id=\"s-notes\""))
+        #expect(purpose.lowerBound < steps.lowerBound && steps.lowerBound < notes.lowerBound)
+        // Landmarks and skip link.
+        #expect(page.contains("<main id=\"main\""))
+        #expect(page.contains("<nav class=\"toc\" aria-label="))
+        #expect(page.contains("<a class=\"skip-link\" href=\"#main\">"))
+        try Self.assertLinksResolve(in: scratch.out)
+        try Self.assertChromeIsSelfContained(in: scratch.out)
+    }
+
+    @Test func everyFlowInTheRepositoryIsRendered() throws {
+        let scratch = try Scratch()
+        let flows = packageRoot + "/flows"
+        let report = try SiteBuilder(options: SiteBuildOptions(
+            inputs: [flows], outputDirectory: scratch.out, configPath: packageRoot + "/site/site.yml"
+        )).build()
+        #expect(report.succeeded, "\(DiagnosticPrinter.text(report.diagnostics, color: false))")
+        let lint = Linter().lint(paths: [flows])
+        #expect(!lint.flows.isEmpty)
+        for flow in lint.flows {
+            let page = try scratch.read("flows/\(flow.id).html")
+            let svgStart = try #require(page.range(of: "<svg class=\"diagram seq\""))
+            let svgEnd = try #require(page[svgStart.upperBound...].range(of: "</svg>"))
+            let svg = String(page[svgStart.lowerBound..<svgEnd.upperBound])
+            for step in flow.steps {
+                #expect(page.contains("id=\"step-\(step.number)\""), "\(flow.id): anchor of step \(step.number)")
+                #expect(svg.components(separatedBy: "<a href=\"#step-\(step.number)\" class=\"msg ").count == 2, "\(flow.id): one message for step \(step.number)")
+            }
+            let branches = flow.steps.flatMap(\.alternates).count
+            #expect(svg.components(separatedBy: "class=\"alt-branch").count - 1 == branches, "\(flow.id): alternates drawn")
+        }
+        let index = try scratch.read("index.html")
+        for flow in lint.flows { #expect(index.contains("href=\"flows/\(flow.id).html\"")) }
+        let search = try scratch.read("assets/search-index.js")
+        #expect(search.hasPrefix("/* Search index"))
+        try Self.assertLinksResolve(in: scratch.out)
+        try Self.assertChromeIsSelfContained(in: scratch.out)
+    }
+
+    @Test func translationsAreLinkedAndLabelsLocalised() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/sample.md", sampleSpec())
+        try scratch.write("flows/sample-vi.md", sampleSpec(id: "sample-vi", title: "Đăng nhập mẫu", lang: "vi", translationOf: "sample"))
+        try scratch.write("flows/sample-tr.md", sampleSpec(id: "sample-tr", title: "Örnek giriş", lang: "tr", translationOf: "sample"))
+        let report = try scratch.build()
+        #expect(report.succeeded, "\(report.diagnostics)")
+        let english = try scratch.read("flows/sample.html")
+        let vietnamese = try scratch.read("flows/sample-vi.html")
+        let turkish = try scratch.read("flows/sample-tr.html")
+        #expect(english.contains("<a href=\"sample-vi.html\" hreflang=\"vi\" lang=\"vi\""))
+        #expect(english.contains("<a href=\"sample-tr.html\" hreflang=\"tr\" lang=\"tr\""))
+        #expect(english.contains("<span class=\"current\" aria-current=\"page\" lang=\"en\">English</span>"))
+        #expect(vietnamese.contains("<a href=\"sample.html\" hreflang=\"en\""))
+        #expect(vietnamese.contains("<html lang=\"vi\">"))
+        #expect(vietnamese.contains(">Các bước</h2>"))
+        #expect(turkish.contains(">Adımlar</h2>"))
+        #expect(english.contains(">Steps</h2>"))
+        try Self.assertLinksResolve(in: scratch.out)
+    }
+
+    @Test func resultsAreShownBesideStepsAndCases() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/sample.md", sampleSpec())
+        let results = SiteResults(label: "staging", flows: [
+            .init(flow: "sample", steps: [
+                .init(step: 4, verdict: .init(status: .fail, evidence: "expected 200, got 500")),
+                .init(step: 1, verdict: .init(status: .notExecutable)),
+            ], cases: [
+                .init(rule: "signature", caseID: "S1", verdict: .init(status: .pass, evidence: "401 <rejected>")),
+            ]),
+        ])
+        let report = try scratch.build(results: results)
+        #expect(report.succeeded)
+        let page = try scratch.read("flows/sample.html")
+        #expect(page.contains("has-verdict verdict-fail\" id=\"step-4\""))
+        #expect(page.contains("expected 200, got 500"))
+        #expect(page.contains("has-verdict verdict-not-executable\" id=\"step-1\""))
+        #expect(page.contains("case-chip expect-reject verdict-pass\">S1</span>"))
+        #expect(page.contains("401 &lt;rejected&gt;"))
+        #expect(page.contains("(staging)"))
+    }
+
+    @Test func themeOverridesReplaceEmbeddedFiles() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/sample.md", sampleSpec())
+        try scratch.write("site/theme/assets/flowspec.css", "body { color: rebeccapurple; }\n")
+        try scratch.write("site/site.yml", "title: Custom\nlabels:\n  en:\n    steps: The steps\n")
+        let report = try scratch.build()
+        #expect(report.succeeded)
+        #expect(try scratch.read("assets/flowspec.css") == "body { color: rebeccapurple; }\n")
+        #expect(try scratch.read("flows/sample.html").contains(">The steps</h2>"))
+        #expect(try scratch.read("index.html").contains("<h1>Custom</h1>"))
+    }
+}
