@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what flowspec needs on a Debian machine, only when missing. Idempotent.
+#   scripts/setup.sh            build + run needs: libcmark-gfm(-extensions)-dev, libssl-dev, pkg-config
+#   scripts/setup.sh --test     also what the tests drive: chromium, libxml2-utils (xmllint), graphviz
+#   scripts/setup.sh --bench    also the benchmark anchors: hugo, cmark-gfm, time, wrk
+set -euo pipefail
+
+want=(libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev pkg-config)
+for arg in "$@"; do
+  case "$arg" in
+    --test) want+=(chromium libxml2-utils graphviz fonts-dejavu-core) ;;
+    --bench) want+=(hugo cmark-gfm time wrk) ;;
+    *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for package in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to install ${missing[*]}" >&2; exit 2; }
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.x toolchain required)" >&2; exit 2; }
+pkg-config --exists libcmark-gfm || { echo "setup: pkg-config cannot find libcmark-gfm" >&2; exit 2; }
