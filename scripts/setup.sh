@@ -31,5 +31,11 @@ if ((${#missing[@]})); then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The report and export tests validate JSON against their schemas with Python's jsonschema.
+if printf '%s\n' "$@" | grep -qx -- --test; then
+  command -v python3 >/dev/null || { echo "setup: python3 is needed by the tests" >&2; exit 2; }
+  python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+fi
+
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.x toolchain required)" >&2; exit 2; }
 pkg-config --exists libcmark-gfm || { echo "setup: pkg-config cannot find libcmark-gfm" >&2; exit 2; }

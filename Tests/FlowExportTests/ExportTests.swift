@@ -104,3 +104,36 @@ import Testing
         #expect(try JSONExporter.export([flow], generator: "test") == json)
     }
 }
+
+@Suite struct ExportSchemaTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The JSON export of the real flows validates against docs/schemas/flow-model.schema.json
+    /// (Python's jsonschema, installed by scripts/setup.sh --test).
+    @Test func exportOfRealFlowsMatchesTheDocumentedSchema() throws {
+        let run = Linter().lint(paths: [Self.root.appendingPathComponent("flows").path])
+        #expect(!run.flows.isEmpty)
+        let json = try JSONExporter.export(run.flows, generator: "test")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("flow-model-\(UUID().uuidString).json")
+        try Data(json.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script = """
+        import json, sys, jsonschema
+        schema = json.load(open(sys.argv[1])); doc = json.load(open(sys.argv[2]))
+        jsonschema.Draft202012Validator.check_schema(schema)
+        errors = list(jsonschema.Draft202012Validator(schema).iter_errors(doc))
+        for e in errors[:10]: print(list(e.path), e.message)
+        sys.exit(1 if errors else 0)
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, Self.root.appendingPathComponent("docs/schemas/flow-model.schema.json").path, file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "schema validation failed: \(text)")
+    }
+}
