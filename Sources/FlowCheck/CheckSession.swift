@@ -112,9 +112,8 @@ public enum CheckSession {
         }
 
         let transport = CountingTransport(transport ?? AHCTransport())
-        // Reachability: anything that answers HTTP is reachable, whatever the status.
-        let probe = await transport.send(OutgoingRequest(method: "GET", url: backendURL.trimmingSuffix("/") + "/"), timeout: configuration.timeout)
-        if let failure = probe.failure, failure.code != "timeout" {
+        // Reachability: something must accept TCP connections there (any HTTP answer will do).
+        if let failure = TCPProbe.check(url: backendURL, timeout: configuration.timeout) {
             console.line("error: backend unreachable at \(backendURL): \(failure)")
             await transport.shutdown()
             await stopServers()
