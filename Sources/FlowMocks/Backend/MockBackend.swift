@@ -159,7 +159,12 @@ public actor MockBackend: MockHTTPHandler {
             }
         }
         guard let (contract, match) = best else {
-            return respond(route: route, request: request, flowIndex: route.candidates[0].flowIndex, verdict: .failure(.request("the request does not match the route's template")))
+            let needsSession = route.candidates.contains { RouteTable.bearerName($0.request) != nil }
+            let live = request.bearerToken.flatMap { sessions[$0] }.flatMap { sessionData[$0]?.alive } ?? false
+            let rejection: Rejection = needsSession && !live
+                ? .unauthorized("no live session for the bearer token")
+                : .request("the request does not match the route's template")
+            return respond(route: route, request: request, flowIndex: route.candidates[0].flowIndex, verdict: .failure(rejection))
         }
         let flow = flows[contract.flowIndex]
         let behaviour = RouteTable.behaviour(of: contract, in: flow)
@@ -198,7 +203,10 @@ public actor MockBackend: MockHTTPHandler {
                 lastReason = nil
                 return render(success.expectation, accepted: true, flowIndex: success.flowIndex, bindings: bindings, acceptance: acceptance, captures: captures, request: request, rejection: nil)
             }
-            if let failure = best(matching.filter { !$0.0.succeeds }) {
+            // A branch with its own failing request (an invalid phone number) is chosen by the
+            // input; a step whose only expectation is a failure (401 after deletion) is chosen by
+            // state, and a live session there gets a plain success.
+            if let failure = best(matching.filter { !$0.0.succeeds && !$0.0.isStepRequest }) {
                 let rejection = Rejection(status: 400, code: "invalid_request", reason: "the request matches a failure branch of the spec")
                 lastReason = rejection.reason
                 return render(failure.expectation, accepted: false, flowIndex: failure.flowIndex, bindings: bindings, acceptance: nil, captures: [:], request: request, rejection: rejection)
@@ -216,7 +224,10 @@ public actor MockBackend: MockHTTPHandler {
         if rejection.malformed && has(.serverErrorOnMalformed) {
             return .error(500, "server_error", description: "unhandled exception while decoding the token")
         }
-        let failure = matching.first { !$0.succeeds } ?? route.candidates.first { !$0.succeeds && $0.flowIndex == flowIndex } ?? route.candidates.first { !$0.succeeds }
+        // Only a failure the spec describes for this very request (its branch template matches)
+        // shapes the answer; otherwise the rejection's own status (401 for a missing session,
+        // not the 422 of an unrelated branch).
+        let failure = matching.first { !$0.succeeds }
         var expectation = failure?.expectation
         if rejection.status >= 500 { expectation = nil }
         if expectation?.status == nil {
