@@ -18,7 +18,40 @@ struct CaseVariant: Sendable, CustomTestStringConvertible {
     }
 }
 
+extension CaseVariant {
+    /// Every variant the provider can mint into a notification, for notification rules.
+    static let notificationVariants: [CaseVariant] = TokenCase.catalogue.flatMap { tokenCase in
+        TokenForgery.variants(for: tokenCase.id).compactMap { variant -> CaseVariant? in
+            guard variant.forgery.canApply(to: .notification) else { return nil }
+            return CaseVariant(caseID: tokenCase.id, index: variant.forgery.index ?? 0)
+        }
+    }
+}
+
 @Suite struct BackendCaseTests {
+    @Test(arguments: CaseVariant.notificationVariants)
+    func correctBackendPassesEveryNotificationCase(_ variant: CaseVariant) async throws {
+        let harness = await Harness()
+        let user = MockUser.random(using: SeededRandom(seed: 700))
+        let session = try #require(harness.session(of: await harness.webSignIn(user: user).response))
+        let forgery: TokenForgery = variant.caseID == "P1" ? .none : .variant(caseID: variant.caseID, index: variant.index)
+        let jwt = await harness.provider.mintNotification(
+            clientID: Flows.webClientID, event: NotificationEvent(kind: .consentRevoked, sub: user.sub, isPrivateEmail: true), forgery: forgery)
+        let response = await harness.send(Flows.notifications.steps[0].exchange!.request, ["provider.notification": jwt])
+        let expectation: CaseExpectation = variant.caseID == "C17" || variant.caseID == "N2" ? .reject : try #require(TokenCase.named(variant.caseID)).expectation
+        let reason = await harness.backend.lastRejectionReason() ?? ""
+        switch expectation {
+        case .accept:
+            #expect(response.status == 200, "\(variant.testDescription): \(reason)")
+            #expect(await harness.backend.isSessionAlive(session) == false, "consent-revoked must end the session")
+        case .reject:
+            #expect((400..<500).contains(response.status), "\(variant.testDescription) answered \(response.status)")
+            #expect(await harness.backend.isSessionAlive(session), "\(variant.testDescription) changed state")
+        case .informational:
+            #expect(response.status < 500)
+        }
+    }
+
     @Test(arguments: CaseVariant.idTokenVariants)
     func correctBackendPassesEveryIDTokenCase(_ variant: CaseVariant) async throws {
         let harness = await Harness()

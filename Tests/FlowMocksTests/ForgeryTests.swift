@@ -147,6 +147,25 @@ import Testing
         #expect(exp < Int64(clock.now.timeIntervalSince1970))
     }
 
+    @Test func notificationsCarryTheGenericForgeries() async throws {
+        #expect(TokenForgery.variant(caseID: "S3", index: 0).canApply(to: .notification))
+        #expect(!TokenForgery.variant(caseID: "C12", index: 0).canApply(to: .notification))
+        #expect(!TokenForgery.variant(caseID: "N2", index: 0).canApply(to: .idToken))
+        let provider = await provider()
+        let event = NotificationEvent(kind: .emailEnabled, sub: "s", email: "e@x", isPrivateEmail: true)
+        let none = await provider.mintNotification(clientID: "com.app", event: event, forgery: .variant(caseID: "S3", index: 1))
+        #expect(header(none)?.string("alg") == "None")
+        #expect(payloadText(none).contains("\"events\":"))
+        let iss = await provider.mintNotification(clientID: "com.app", event: event, forgery: .variant(caseID: "C1", index: 3))
+        #expect(!payloadText(iss).contains("\"iss\""))
+        let booleans = await provider.mintNotification(clientID: "com.app", event: event, forgery: .variant(caseID: "P2", index: 1))
+        #expect(payloadText(booleans).contains(#"\"is_private_email\":true"#))
+        let noSub = await provider.mintNotification(clientID: "com.app", event: event, forgery: .variant(caseID: "C11", index: 0))
+        #expect(!payloadText(noSub).contains(#"\"sub\""#))
+        let nonce = await provider.mintNotification(clientID: "com.app", event: event, forgery: .variant(caseID: "C12", index: 0))
+        #expect(!payloadText(nonce).contains("nonce"))
+    }
+
     @Test func p6AddsUnusableKeysAndRotates() async throws {
         let minted = await mint("P6", 0)
         let jwks = try #require(try StrictJSON.parseObject(Array((await minted.provider.jwksJSON()).utf8)))

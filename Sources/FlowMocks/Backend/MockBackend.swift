@@ -449,11 +449,7 @@ public actor MockBackend: MockHTTPHandler {
         let claims = verified.claims
         if !has(.skipIss), claims.string("iss") != FlowMocks.appleIssuer { throw Rejection.invalid("notification iss is not Apple") }
         if !has(.skipAud), !Self.audienceAccepted(claims["aud"], audiences) { throw Rejection.invalid("notification aud is not ours") }
-        if !has(.skipExp) {
-            guard let exp = claims["exp"]?.doubleValue, case .int = claims["exp"]! else { throw Rejection.invalid("notification exp missing or not a number") }
-            guard Int64(exp) + Self.leeway > now else { throw Rejection.invalid("notification expired") }
-        }
-        if !has(.skipIat), claims["iat"]?.doubleValue == nil { throw Rejection.invalid("notification iat missing") }
+        try checkTimes(claims)
         guard let jti = claims.string("jti"), !jti.isEmpty else { throw Rejection.invalid("notification has no jti") }
         guard let eventsText = claims.string("events"), let events = try? StrictJSON.parseObject(Array(eventsText.utf8)),
             let type = events.string("type"), let sub = events.string("sub"), !sub.isEmpty

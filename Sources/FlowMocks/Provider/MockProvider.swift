@@ -232,7 +232,7 @@ public actor MockProvider: MockHTTPHandler {
             notification: {
                 try mint.notification(
                     claims: mint.notificationClaims(clientID: clientID, event: NotificationEvent(kind: .emailEnabled, sub: user.sub, email: user.email)),
-                    forgery: .none, idToken: { "" })
+                    forgery: .none, event: NotificationEvent(kind: .emailEnabled, sub: user.sub, email: user.email), clientID: clientID, idToken: { "" })
             })
         }
         let posted = forgery.caseID == "C14" ? nonceClaim : raw
@@ -242,12 +242,22 @@ public actor MockProvider: MockHTTPHandler {
     }
 
     /// A signed server-to-server notification JWT (post it as `{"payload":"<JWT>"}`), honest or
-    /// forged (N2; C17 index 1 gives an ID token instead).
+    /// forged: N2, C17 index 1 (an ID token instead), and every header, signature and claim
+    /// forgery for which `forgery.canApply(to: .notification)` holds (P5/P6 rotate first).
     public func mintNotification(clientID: String, event: NotificationEvent, forgery: TokenForgery = .none) -> String {
+        if forgery.canApply(to: .notification) {
+            switch forgery.caseID {
+            case "P5": rotateSigningKey()
+            case "P6":
+                addUnusableKeys()
+                rotateSigningKey()
+            default: break
+            }
+        }
         let mint = minter()
         let claims = mint.notificationClaims(clientID: clientID, event: event)
         return Self.signed {
-            try mint.notification(claims: claims, forgery: forgery) {
+            try mint.notification(claims: claims, forgery: forgery, event: event, clientID: clientID) {
                 let user = MockUser(sub: event.sub, email: event.email ?? "user@privaterelay.appleid.com")
                 return try mint.honest(mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nil, code: nil))
             }

@@ -24,12 +24,26 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Which minted artefact the variant changes.
+    /// The artefact the case is about (see `canApply(to:)` for where else it can be minted).
     public var target: ForgeryTarget {
         switch self {
         case .none: .idToken
         case .variant(let caseID, let index):
             if caseID == "N2" || (caseID == "C17" && index == 1) { .notification } else { .idToken }
+        }
+    }
+
+    /// Whether `mintNotification` (target `.notification`) or `signIn` (`.idToken`) can carry
+    /// this variant. Header, signature and claim mutations (P2–P6, P8, S1–S12, C1–C11, C16)
+    /// apply to both; nonce and replay cases (P7, C12–C15) only to ID tokens; N2 only to
+    /// notifications; C17 index 0 to ID tokens and index 1 to notifications.
+    public func canApply(to target: ForgeryTarget) -> Bool {
+        guard case .variant(let caseID, let index) = self else { return true }
+        switch caseID {
+        case "N2": return target == .notification
+        case "C17": return target == (index == 0 ? .idToken : .notification)
+        case "P7", "C12", "C13", "C14", "C15": return target == .idToken
+        default: return true
         }
     }
 

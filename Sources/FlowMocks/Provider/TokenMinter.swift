@@ -262,10 +262,35 @@ struct TokenMinter {
 
     // MARK: Notification forgeries
 
-    func notification(claims base: JSONObject, forgery: TokenForgery, idToken: () throws -> String) throws -> String {
+    func notification(claims base: JSONObject, forgery: TokenForgery, event: NotificationEvent, clientID: String, idToken: () throws -> String) throws -> String {
         guard case .variant(let caseID, let index) = forgery else { return try honest(base) }
         if caseID == "C17" { return index == 1 ? try idToken() : try honest(base) }
-        guard caseID == "N2" else { return try honest(base) }
+        guard forgery.canApply(to: .notification) else { return try honest(base) }
+        if caseID != "N2" {
+            var claims = base
+            switch caseID {
+            case "P2":
+                // The event's flags as strings (Apple's usual form) or booleans.
+                var object = (try? StrictJSON.parseObject(Array(event.eventsString(now: now).utf8))) ?? JSONObject()
+                let value = event.isPrivateEmail ?? true
+                object["is_private_email"] = index == 1 ? .bool(value) : .string(value ? "true" : "false")
+                claims["events"] = .string(object.jsonString())
+                return try honest(claims)
+            case "C11":
+                var object = (try? StrictJSON.parseObject(Array(event.eventsString(now: now).utf8))) ?? JSONObject()
+                switch index {
+                case 0: object["sub"] = nil
+                case 1: object["sub"] = .string("")
+                default: object["sub"] = .int(123_456_789)
+                }
+                claims["events"] = .string(object.jsonString())
+                return try honest(claims)
+            default:
+                // Header, signature and top-level claim mutations work on any JWT.
+                let user = MockUser(sub: event.sub, email: event.email ?? "")
+                return try self.idToken(claims: claims, forgery: forgery, nonceClaim: nil, clientID: clientID, user: user, notification: { try honest(base) })
+            }
+        }
         var claims = base
         switch index {
         case 0:
