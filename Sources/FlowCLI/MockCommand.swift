@@ -29,7 +29,8 @@ struct MockCommand: ParsableCommand {
         &response_mode=form_post&state=…&nonce=… (add flowspec_outcome=denied or \
         authentication-failed to simulate those). Stop with Ctrl-C.
 
-        Exit status: 0 stopped by a signal, 2 bad input, 3 a server could not start.
+        Exit status: 0 stopped by a signal, 2 bad registration or specs, 3 a server could not start \
+        (64 for unusable arguments, as with every command).
         """
     )
 

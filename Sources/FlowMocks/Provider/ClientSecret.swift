@@ -49,7 +49,8 @@ struct ClientSecretVerifier {
         do {
             parsed = try JWS.parse(secret)
         } catch {
-            return ClientSecretReport(elided: Secret.elide(secret), header: nil, claims: nil, violations: [.malformed])
+            let unknown: [ClientSecretViolation] = registration == nil ? [.unknownClient] : []
+            return ClientSecretReport(elided: Secret.elide(secret), header: nil, claims: nil, violations: unknown + [.malformed])
         }
         let header = parsed.header
         let claims = parsed.payload

@@ -1,0 +1,43 @@
+import FlowModel
+import Foundation
+import HummingbirdTesting
+import NIOCore
+import Testing
+@testable import FlowMocks
+
+/// The Hummingbird adapter on a real socket, driven by a raw HTTP/1.1 client (keep-alive, form
+/// bodies, limits) rather than URLSession.
+@Suite struct SocketTests {
+    @Test func oneConnectionServesSeveralRequestsAndRefusesHugeBodies() async throws {
+        let provider = MockProvider(registrations: [], keys: TestKeys.provider)
+        let url = try await provider.start(port: 0)
+        let port = try #require(url.port)
+        try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+            let keys = try await client.get("/auth/keys")
+            #expect(keys.status.code == 200)
+            let form = try await client.post(
+                "/auth/token", headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "client_id=com.unknown&client_secret=x&grant_type=authorization_code&code=c"))
+            #expect(form.status.code == 400)
+            #expect(form.body.map { String(buffer: $0) } == #"{"error":"invalid_client"}"#)
+            let huge = try await client.post("/auth/token", headers: [:], body: ByteBuffer(repeating: 0x41, count: MockHTTPServer.maxBodyBytes + 1))
+            #expect(huge.status.code == 413)
+        }
+        let records = await provider.records()
+        #expect(records.map(\.endpoint) == [.jwks, .token])
+        #expect(records[1].clientSecret?.violations == [.unknownClient, .malformed])
+        await provider.stop()
+    }
+
+    @Test func aTakenPortIsAnError() async throws {
+        let first = MockProvider(registrations: [], keys: TestKeys.provider)
+        let url = try await first.start(port: 0)
+        let second = MockProvider(registrations: [], keys: TestKeys.provider)
+        await #expect(throws: MockServerError.self) { _ = try await second.start(port: url.port!) }
+        await first.stop()
+        // Stopped means the port is free again.
+        let again = try await second.start(port: url.port!)
+        #expect(again.port == url.port)
+        await second.stop()
+    }
+}
