@@ -24,30 +24,43 @@ struct BuildCache: Sendable {
     var globalKey: String
     var entries: [Entry]
 
-    func serialized() -> String {
-        var out = Self.formatVersion + "\n" + "global\t" + Self.escape(globalKey) + "\n"
+    func serialized() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(entries.reduce(0) { $0 + $1.card.utf8.count + $1.search.utf8.count + 256 } + 64)
+        out += Self.formatVersion.utf8
+        out.append(0x0A)
+        out += "global\t".utf8
+        Self.escape(globalKey, into: &out)
+        out.append(0x0A)
         for e in entries {
-            out += "flow"
+            out += "flow".utf8
             for field in [e.path, e.contentHash, e.id, e.lang, e.translationOf, e.title, e.pageKey, e.tags.joined(separator: "\u{1F}"), e.card, e.search, e.diagnostics] {
-                out += "\t" + Self.escape(field)
+                out.append(0x09)
+                Self.escape(field, into: &out)
             }
-            out += "\n"
+            out.append(0x0A)
         }
         return out
     }
 
+    /// Parses the file byte by byte (no Character processing: the cache holds megabytes).
     static func parse(_ bytes: [UInt8]) -> BuildCache? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-        guard lines.first == Substring(formatVersion) else { return nil }
-        lines = lines.dropFirst()
-        guard let globalLine = lines.first, globalLine.hasPrefix("global\t") else { return nil }
-        let globalKey = unescape(globalLine.dropFirst("global\t".count))
+        var lines: [ArraySlice<UInt8>] = []
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == 0x0A {
+            if index > start { lines.append(bytes[start..<index]) }
+            start = index + 1
+        }
+        if start < bytes.count { lines.append(bytes[start...]) }
+        guard let first = lines.first, Array(first) == Array(formatVersion.utf8), lines.count >= 2 else { return nil }
+        let globalFields = split(lines[1])
+        guard globalFields.count == 2, Array(globalFields[0]) == Array("global".utf8) else { return nil }
+        let globalKey = unescape(globalFields[1])
         var entries: [Entry] = []
         entries.reserveCapacity(lines.count)
-        for line in lines.dropFirst() {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 12, fields[0] == "flow" else { return nil }
+        for line in lines.dropFirst(2) {
+            let fields = split(line)
+            guard fields.count == 12, Array(fields[0]) == Array("flow".utf8) else { return nil }
             let f = fields.map(unescape)
             entries.append(Entry(
                 path: f[1], contentHash: f[2], id: f[3], lang: f[4], translationOf: f[5], title: f[6], pageKey: f[7],
@@ -58,42 +71,49 @@ struct BuildCache: Sendable {
         return BuildCache(globalKey: globalKey, entries: entries)
     }
 
-    static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 16)
-        for char in text.unicodeScalars {
-            switch char {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            default: out.unicodeScalars.append(char)
-            }
+    private static func split(_ line: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var fields: [ArraySlice<UInt8>] = []
+        var start = line.startIndex
+        for index in line.indices where line[index] == 0x09 {
+            fields.append(line[start..<index])
+            start = index + 1
         }
-        return out
+        fields.append(line[start..<line.endIndex])
+        return fields
     }
 
-    static func unescape(_ text: Substring) -> String {
-        guard text.utf8.contains(0x5C) else { return String(text) }
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        var escaping = false
-        for char in text.unicodeScalars {
-            if escaping {
-                switch char {
-                case "t": out += "\t"
-                case "n": out += "\n"
-                case "r": out += "\r"
-                default: out.unicodeScalars.append(char)
-                }
-                escaping = false
-            } else if char == "\\" {
-                escaping = true
-            } else {
-                out.unicodeScalars.append(char)
+    static func escape(_ text: String, into out: inout [UInt8]) {
+        for byte in text.utf8 {
+            switch byte {
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+            default: out.append(byte)
             }
         }
-        return out
+    }
+
+    static func unescape(_ field: ArraySlice<UInt8>) -> String {
+        guard field.contains(0x5C) else { return String(decoding: field, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(field.count)
+        var escaping = false
+        for byte in field {
+            if escaping {
+                switch byte {
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                default: out.append(byte)
+                }
+                escaping = false
+            } else if byte == 0x5C {
+                escaping = true
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

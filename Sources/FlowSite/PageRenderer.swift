@@ -17,6 +17,9 @@ struct PageRenderer: @unchecked Sendable {
     let results: SiteResults?
     /// Extra markup for `<head>` (the reload script in `serve`); empty for `build`.
     let headExtra: String
+    /// Rendered token-case lists, shared by every page of a language (they depend only on the
+    /// rule family and the labels when there are no results).
+    let memo = Memo()
 
     /// No page may load anything from another host, and nothing inline may run.
     static let contentSecurityPolicy =
@@ -43,7 +46,7 @@ struct PageRenderer: @unchecked Sendable {
             "lang": lang,
             "root": root,
             "csp": Self.contentSecurityPolicy,
-            "labels": labels.dictionary,
+            "labels": labels.table,
             "site": siteContext,
             "headExtra": headExtra,
         ]
@@ -158,7 +161,17 @@ struct PageRenderer: @unchecked Sendable {
                 }
                 return item
             }
+            let memoKey = flowResult == nil ? (rule.kind?.rawValue ?? "-") + "|" + labels.language : nil
+            let casesHTML = memoKey.flatMap { memo.get($0) } ?? {
+                var caseContext = baseContext(lang: flow.lang, root: "../", labels: labels)
+                caseContext["cases"] = cases
+                caseContext["hasCases"] = !cases.isEmpty
+                let html = theme.render(caseContext, template: "token-cases")
+                if let memoKey { memo.set(memoKey, html) }
+                return html
+            }()
             return [
+                "casesHTML": casesHTML,
                 "id": rule.id, "anchor": anchor, "known": rule.kind != nil,
                 "token": rule.token,
                 "step": rule.step.map { ["number": String($0), "href": "#step-\($0)"] as [String: Any] } ?? false,
@@ -425,20 +438,23 @@ struct PageRenderer: @unchecked Sendable {
         return entries.joined(separator: ",\n")
     }
 
-    static func clip(_ text: String, limit: Int = 320) -> String {
-        var collapsed = ""
+    static func clip(_ text: String, limit: Int = 240) -> String {
+        var collapsed = String.UnicodeScalarView()
+        var count = 0
         var lastSpace = true
-        for char in text {
-            if char.isWhitespace {
-                if !lastSpace { collapsed.append(" ") }
+        for scalar in text.unicodeScalars {
+            if scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || (scalar.value >= 0x80 && scalar.properties.isWhitespace) {
+                if !lastSpace { collapsed.append(" "); count += 1 }
                 lastSpace = true
             } else {
-                collapsed.append(char)
+                collapsed.append(scalar)
+                count += 1
                 lastSpace = false
             }
-            if collapsed.count >= limit { collapsed += "…"; break }
+            if count >= limit { collapsed.append("…"); break }
         }
-        return collapsed.trimmingCharacters()
+        while collapsed.last == " " { collapsed.removeLast() }
+        return String(collapsed)
     }
 
     private func percentEncode(_ text: String) -> String {

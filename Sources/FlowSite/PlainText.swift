@@ -3,10 +3,20 @@ import FlowParser
 /// One line of inline Markdown (a title, a label) as plain text, for SVG and `<title>`.
 enum PlainText {
     static func of(_ text: String) -> String {
-        guard text.utf8.contains(where: { "`*_[]<>&\\!~".utf8.contains($0) }) else { return text }
+        guard text.utf8.contains(where: isMarkup) else { return text }
         // `<` is escaped first: in a one-line label, angle brackets are text the writer typed,
         // shown literally (and escaped on output), never dropped as raw HTML.
         return MarkdownRenderer.plainText(source: literalAngles(text)).trimmingCharacters()
+    }
+
+    private static func isMarkup(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "`"), UInt8(ascii: "*"), UInt8(ascii: "_"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "<"),
+             UInt8(ascii: ">"), UInt8(ascii: "&"), UInt8(ascii: "\\"), UInt8(ascii: "!"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 
     static func literalAngles(_ text: String) -> String {

@@ -102,6 +102,8 @@ public struct SiteBuilder: Sendable {
     }
 
     public func build() throws -> SiteBuildReport {
+        let timer = PhaseTimer(enabled: ProcessInfo.processInfo.environment["FLOWSPEC_SITE_TIMING"] != nil)
+        defer { timer.mark("done") }
         // Configuration and theme.
         let configPath = options.configPath ?? (FileSystem.exists("site/site.yml") ? "site/site.yml" : nil)
         var config = SiteConfig()
@@ -146,6 +148,7 @@ public struct SiteBuilder: Sendable {
         }
         let cached = Dictionary((cache?.entries ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
 
+        timer.mark("config+theme+cache")
         // Sources: read and fingerprint every spec.
         var diagnostics: [Diagnostic] = []
         let inputs = options.inputs.isEmpty ? config.flows : options.inputs
@@ -161,6 +164,7 @@ public struct SiteBuilder: Sendable {
             }
         }
 
+        timer.mark("read+hash")
         // Decide what to parse: everything without a cache; otherwise changed files and the
         // translation groups they touch (old and new ids), so switchers and corpus rules see them.
         var toParse = Set<String>()
@@ -196,6 +200,7 @@ public struct SiteBuilder: Sendable {
             }
         }
 
+        timer.mark("parse changed")
         let parseSources = sources.filter { toParse.contains($0.path) }
         let parsed = parse(parseSources)
         var parsedFlows: [Flow] = []
@@ -204,11 +209,13 @@ public struct SiteBuilder: Sendable {
             parsedDiagnostics += result.diagnostics
             if let flow = result.flow { parsedFlows.append(flow) }
         }
+        timer.mark("parse")
         parsedDiagnostics += Linter(parser: parser).lint(flows: parsedFlows)
         diagnostics += parsedDiagnostics
         var diagnosticsByFile: [String: [Diagnostic]] = [:]
         for diagnostic in parsedDiagnostics { diagnosticsByFile[diagnostic.location.file, default: []].append(diagnostic) }
 
+        timer.mark("parse+lint")
         // Everything about every flow: parsed ones fresh, the others from the cache.
         var infos: [FlowInfo] = []
         let parsedByPath = Dictionary(parsedFlows.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
@@ -236,6 +243,7 @@ public struct SiteBuilder: Sendable {
         )
         if diagnostics.contains(where: { $0.severity == .error }) { return report }
 
+        timer.mark("infos")
         // Translation groups and page keys.
         var groups: [String: [TranslationLink]] = [:]
         for info in infos { groups[info.groupKey, default: []].append(TranslationLink(id: info.id, lang: info.lang, title: info.title)) }
@@ -272,6 +280,7 @@ public struct SiteBuilder: Sendable {
             report.parsedFiles += missing.map { infos[$0].path }
         }
 
+        timer.mark("keys")
         // Render pages, cards and search entries on all cores.
         let needsCard = infos.indices.filter { infos[$0].flow != nil }
         let work = Array(Set(renderIndices + needsCard)).sorted()
@@ -296,16 +305,18 @@ public struct SiteBuilder: Sendable {
             infos[index].search = value.search
         }
 
+        timer.mark("render pages")
         // Index order: navigation first, then by translation group and language.
         let navigationRank = Dictionary(config.navigation.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let titleByID = Dictionary(infos.map { ($0.id, $0.title) }, uniquingKeysWith: { first, _ in first })
+        let titleByID = Dictionary(infos.map { ($0.id, $0.title.lowercased()) }, uniquingKeysWith: { first, _ in first })
+        let groupTitles = infos.map { titleByID[$0.groupKey] ?? $0.title.lowercased() }
         func languageRank(_ lang: String) -> Int { config.languages.firstIndex(of: lang) ?? config.languages.count }
         let order = infos.indices.sorted { a, b in
             let x = infos[a], y = infos[b]
             let nx = navigationRank[x.id] ?? navigationRank[x.groupKey] ?? Int.max
             let ny = navigationRank[y.id] ?? navigationRank[y.groupKey] ?? Int.max
             if nx != ny { return nx < ny }
-            let gx = (titleByID[x.groupKey] ?? x.title).lowercased(), gy = (titleByID[y.groupKey] ?? y.title).lowercased()
+            let gx = groupTitles[a], gy = groupTitles[b]
             if gx != gy { return gx < gy }
             if x.groupKey != y.groupKey { return x.groupKey < y.groupKey }
             if x.groupKey == x.id, y.groupKey != y.id { return true }
@@ -322,6 +333,7 @@ public struct SiteBuilder: Sendable {
         searchJS += order.map { infos[$0].search }.filter { !$0.isEmpty }.joined(separator: ",\n")
         searchJS += "\n];\n"
 
+        timer.mark("index+search")
         // Write the new tree next to the old one, then swap.
         let temporary = parentDirectory + "/." + outputName + ".tmp-\(getpid())"
         FileSystem.removeTree(temporary)
@@ -333,6 +345,7 @@ public struct SiteBuilder: Sendable {
                 let name = "/flows/" + Self.fileName(infos[index].id)
                 try FileSystem.linkOrCopy(output + name, to: temporary + name)
             }
+            timer.mark("links")
             let written = Array(pages.keys).sorted()
             let pagesSnapshot = pages
             let writeErrors = Slots<String?>(count: written.count)
@@ -346,6 +359,7 @@ public struct SiteBuilder: Sendable {
                 }
             }
             if let error = (0..<written.count).compactMap({ writeErrors.get($0) }).first { throw SiteBuildError(error) }
+            timer.mark("write pages")
             for asset in theme.assets {
                 try writeCreatingDirectories(asset.bytes, root: temporary, relative: asset.path)
             }
@@ -365,6 +379,7 @@ public struct SiteBuilder: Sendable {
                 sitemap += "</urlset>\n"
                 try FileSystem.write(sitemap, to: temporary + "/sitemap.xml")
             }
+            timer.mark("write index")
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let newCache = BuildCache(globalKey: globalKey, entries: infos.map { info in
@@ -376,6 +391,7 @@ public struct SiteBuilder: Sendable {
                 )
             })
             try FileSystem.write(newCache.serialized(), to: temporary + "/" + BuildCache.relativePath)
+            timer.mark("write cache")
             try swapIn(temporary, output)
         } catch {
             FileSystem.removeTree(temporary)
@@ -428,6 +444,22 @@ public struct SiteBuilder: Sendable {
         try FileSystem.rename(output, old)
         try FileSystem.rename(temporary, output)
         FileSystem.removeTree(old)
+    }
+}
+
+/// Prints how long each phase of a build took (FLOWSPEC_SITE_TIMING=1), for profiling.
+final class PhaseTimer: @unchecked Sendable {
+    private let enabled: Bool
+    private var last = DispatchTime.now()
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func mark(_ phase: String) {
+        guard enabled else { return }
+        let now = DispatchTime.now()
+        let ms = Double(now.uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000
+        FileHandle.standardError.write(Data("[site] \(phase): \(String(format: "%.1f", ms)) ms\n".utf8))
+        last = now
     }
 }
 

@@ -18,6 +18,8 @@ public struct Theme: Sendable {
     public let hash: ContentHash
     let library: MustacheLibrary
     let labelTables: [String: [String: String]]
+    /// Per language, every label with English filling the gaps.
+    let mergedLabels: [String: [String: String]]
     let languageNames: [String: String]
 
     public struct Error: Swift.Error, CustomStringConvertible, Sendable {
@@ -90,12 +92,15 @@ public struct Theme: Sendable {
         guard tables["en"] != nil else { throw Error(message: "theme labels.yml has no `en` table") }
         self.labelTables = tables
         self.languageNames = names
+        let english = tables["en"] ?? [:]
+        self.mergedLabels = tables.mapValues { english.merging($0) { _, local in local } }
     }
 
     /// UI labels for a language, falling back to English per key.
     func labels(for language: String) -> Labels {
         let primary = language.split(separator: "-").first.map(String.init) ?? language
-        return Labels(language: language, table: labelTables[language] ?? labelTables[primary] ?? [:], fallback: labelTables["en"] ?? [:])
+        if let merged = mergedLabels[language] ?? mergedLabels[primary] { return Labels(language: language, table: merged) }
+        return Labels(language: language, table: labelTables["en"] ?? [:])
     }
 
     /// The language's own name (`Tiếng Việt`), or its code.
@@ -114,11 +119,26 @@ public struct Theme: Sendable {
 /// Localised UI labels of one language, with English as the per-key fallback.
 struct Labels: Sendable {
     let language: String
+    /// Every label, English filling the gaps; also the templates' `{{labels.…}}`.
     let table: [String: String]
-    let fallback: [String: String]
 
-    subscript(key: String) -> String { table[key] ?? fallback[key] ?? key }
+    subscript(key: String) -> String { table[key] ?? key }
+}
 
-    /// Every label, for templates (`{{labels.steps}}`).
-    var dictionary: [String: String] { fallback.merging(table) { _, local in local } }
+/// A string cache shared by concurrent page renders.
+final class Memo: @unchecked Sendable {
+    private var values: [String: String] = [:]
+    private let lock = NSLock()
+
+    func get(_ key: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[key]
+    }
+
+    func set(_ key: String, _ value: String) {
+        lock.lock()
+        values[key] = value
+        lock.unlock()
+    }
 }

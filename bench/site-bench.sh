@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Site benchmark: flowspec build vs the cmark-gfm CLI (the floor) vs hugo, on N flows
+# generated from the real flows/ (ids and titles made unique, translations kept in groups).
+#
+#   bench/site-bench.sh                 N = 100 500 2000 10000
+#   bench/site-bench.sh 2000            one size
+#   FLOWSPEC=path/to/flowspec bench/site-bench.sh
+#
+# Needs: a release build of flowspec (swift build -c release), cmark-gfm, hugo, GNU time
+# (apt-get install cmark-gfm hugo time). Prints a Markdown table for docs/benchmarks.md.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+FLOWSPEC=${FLOWSPEC:-$ROOT/.build/release/flowspec}
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(100 500 2000 10000)
+for tool in "$FLOWSPEC" cmark-gfm hugo /usr/bin/time python3; do
+  command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
+done
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/flowspec-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# generate N DIR: N specs in DIR/flows (flowspec), DIR/md (plain Markdown for cmark), DIR/hugo (hugo site).
+generate() {
+  python3 - "$ROOT/flows" "$1" "$2" <<'PY'
+import os, re, sys
+src, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+specs = []
+for name in sorted(os.listdir(src)):
+    if name.endswith(".md"):
+        specs.append(open(os.path.join(src, name), encoding="utf-8").read())
+# Originals before translations, so a partial last set never holds a translation without its original.
+specs.sort(key=lambda t: ("\ntranslation-of:" in t))
+for d in ("flows", "md", "hugo/content", "hugo/layouts/_default"):
+    os.makedirs(os.path.join(out, d), exist_ok=True)
+open(os.path.join(out, "site.yml"), "w").write("title: Bench\n")
+open(os.path.join(out, "hugo/config.toml"), "w").write(
+    'baseURL = "/"\ntitle = "Bench"\ndisableKinds = ["taxonomy", "term", "RSS", "sitemap"]\n'
+    '[markup.goldmark.renderer]\nunsafe = false\n')
+open(os.path.join(out, "hugo/layouts/_default/single.html"), "w").write(
+    '<!doctype html><html><head><title>{{ .Title }}</title></head><body>{{ .Content }}</body></html>\n')
+open(os.path.join(out, "hugo/layouts/_default/list.html"), "w").write(
+    '<!doctype html><html><body>{{ range .Pages }}<a href="{{ .RelPermalink }}">{{ .Title }}</a>{{ end }}</body></html>\n')
+count = 0
+k = 0
+while count < n:
+    k += 1
+    for text in specs:
+        if count >= n:
+            break
+        t = re.sub(r"^id: (\S+)", lambda m: "id: %s-%d" % (m.group(1), k), text, count=1, flags=re.M)
+        t = re.sub(r"^translation-of: (\S+)", lambda m: "translation-of: %s-%d" % (m.group(1), k), t, count=1, flags=re.M)
+        t = re.sub(r"^title: (.*)$", lambda m: "title: %s %d" % (m.group(1), k), t, count=1, flags=re.M)
+        name = "flow-%05d.md" % count
+        open(os.path.join(out, "flows", name), "w", encoding="utf-8").write(t)
+        body = t.split("\n---\n", 1)[1] if t.startswith("---\n") else t
+        title = re.search(r"^title: (.*)$", t, re.M).group(1).replace('"', "'")
+        open(os.path.join(out, "md", name), "w", encoding="utf-8").write(body)
+        open(os.path.join(out, "hugo/content", name), "w", encoding="utf-8").write('---\ntitle: "%s"\n---\n%s' % (title, body))
+        count += 1
+PY
+}
+
+# measure LABEL CMD...: appends "label wall_s rss_kb" to $WORK/results
+measure() {
+  local label=$1; shift
+  /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; echo "failed: $label" >&2; exit 1; }
+  read -r wall rss <"$WORK/time"
+  echo "$label $wall $rss" >>"$WORK/results"
+}
+
+echo "| flows | tool | wall (s) | peak RSS (MiB) | pages/s | × cmark-gfm (per file) | × hugo |"
+echo "|---:|---|---:|---:|---:|---:|---:|"
+for n in "${SIZES[@]}"; do
+  dir="$WORK/n$n"
+  generate "$n" "$dir"
+  : >"$WORK/results"
+  measure "flowspec" "$FLOWSPEC" build "$dir/flows" --out "$dir/site" --config "$dir/site.yml" --clean
+  # The floor: the cmark-gfm CLI rendering every file to its own page (one process per page, as a
+  # Makefile would), and in one batch (all files, one process: pure parse+render throughput).
+  mkdir -p "$dir/cmark"
+  measure "cmark-gfm" sh -c 'for f in "$1"/md/*.md; do cmark-gfm -e table -e strikethrough -e autolink "$f" >"$1/cmark/$(basename "$f" .md).html"; done' sh "$dir"
+  measure "cmark-gfm-batch" sh -c 'cat "$1"/md/*.md | cmark-gfm -e table -e strikethrough -e autolink >"$1/cmark/all.html"' sh "$dir"
+  measure "hugo" hugo --quiet -s "$dir/hugo" -d "$dir/hugo-out"
+  # Incremental: change one flow's title, rebuild (best of 3).
+  best=""
+  for attempt in 1 2 3; do
+    sed -i "0,/^title: /s/^title: \(.*\)$/title: \1 (edit $attempt)/" "$dir/flows/flow-00000.md"
+    measure "flowspec-incremental" "$FLOWSPEC" build "$dir/flows" --out "$dir/site" --config "$dir/site.yml"
+  done
+  python3 - "$n" "$WORK/results" <<'PY'
+import sys
+n = int(sys.argv[1])
+rows = {}
+incremental = []
+for line in open(sys.argv[2]):
+    label, wall, rss = line.split()
+    if label == "flowspec-incremental":
+        incremental.append((float(wall), int(rss)))
+    else:
+        rows[label] = (float(wall), int(rss))
+floor = rows["cmark-gfm"][0]
+hugo = rows["hugo"][0]
+for label in ("flowspec", "cmark-gfm", "cmark-gfm-batch", "hugo"):
+    wall, rss = rows[label]
+    pps = n / wall if wall > 0 else float("inf")
+    print("| %d | %s | %.2f | %.0f | %.0f | %.2f | %.2f |" % (n, label, wall, rss / 1024, pps, wall / floor if floor else 0, wall / hugo if hugo else 0))
+wall, rss = min(incremental)
+print("| %d | flowspec, 1 flow changed | %.3f | %.0f | | | |" % (n, wall, rss / 1024))
+PY
+  rm -rf "$dir"
+done
