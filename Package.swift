@@ -75,10 +75,20 @@ let package = Package(
             ]
         ),
 
+        // `flowspec serve`: the site preview server (Hummingbird), kept out of FlowSite so the site
+        // builds and tests without NIO.
+        .target(
+            name: "FlowServe",
+            dependencies: [
+                "FlowSite", "FlowLint",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "FlowCLI",
             dependencies: [
-                "FlowModel", "FlowParser", "FlowLint", "FlowExport", "FlowSite", "FlowMocks", "FlowCheck",
+                "FlowModel", "FlowParser", "FlowLint", "FlowExport", "FlowSite", "FlowServe", "FlowMocks", "FlowCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -88,6 +98,7 @@ let package = Package(
         .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowParser", "FlowLint", "FlowModel"]),
         .testTarget(name: "FlowSiteTests", dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint"]),
+        .testTarget(name: "FlowServeTests", dependencies: ["FlowServe"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",

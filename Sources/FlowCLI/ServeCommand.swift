@@ -1,6 +1,55 @@
 import ArgumentParser
+import FlowServe
+import FlowSite
+import Foundation
 
 struct ServeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "(not yet implemented)")
-    func run() throws { throw ExitCode(2) }
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Preview the documentation site, rebuilding on change.",
+        discussion: """
+        Builds the site like `flowspec build`, serves it on http://127.0.0.1:8000/ and watches \
+        the specs, site.yml and site/theme/: after each change the site is rebuilt (incrementally) \
+        and open pages reload themselves. Lint errors are printed and the previous site stays \
+        served until they are fixed. Ctrl-C stops.
+
+        Examples:
+          flowspec serve                       flows/ on http://127.0.0.1:8000/
+          flowspec serve --port 9000 flows/    another port
+        """
+    )
+
+    @Argument(help: "Spec files or directories (default: `flows` of site.yml, or flows/).")
+    var paths: [String] = []
+
+    @Option(name: .long, help: "Output folder (the same one `flowspec build` writes).")
+    var out: String = "site/_build"
+
+    @Option(name: .long, help: "Site configuration (default: site/site.yml when it exists).")
+    var config: String?
+
+    @Option(name: .long, help: "Address to listen on. Anything but loopback exposes the preview to the network.")
+    var host: String = "127.0.0.1"
+
+    @Option(name: .long, help: "Port to listen on.")
+    var port: Int = 8000
+
+    func validate() throws {
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
+    }
+
+    func run() throws {
+        let options = SiteBuildOptions(inputs: paths, outputDirectory: out, configPath: config)
+        let server = SiteServer(options: options, host: host, port: port)
+        let code = blockingRun {
+            do {
+                try await server.run { Terminal.write($0) }
+                return 0
+            } catch {
+                Terminal.writeError("error: the preview server stopped: \(error)\n")
+                return 3
+            }
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
 }

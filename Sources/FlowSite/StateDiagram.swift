@@ -140,7 +140,7 @@ struct StateDiagram {
         for edge in edges {
             let t = edge.transition
             let source = nodes[t.from]!
-            let tooltip = "\(t.from) → \(t.target)" + (t.label.map { ": " + $0 } ?? "")
+            let tooltip = "\(t.from) → \(t.target)" + (t.label.map { ": " + PlainText.of($0) } ?? "")
             svg.open("g", ["class": "edge edge-\(routeName(edge.route))", "data-from": String(t.from), "data-to": t.target.description])
             svg.element("title", [:], text: tooltip)
             switch edge.route {

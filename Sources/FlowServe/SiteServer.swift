@@ -1,0 +1,217 @@
+import FlowLint
+import FlowModel
+import FlowSite
+import Foundation
+import Hummingbird
+import Logging
+
+/// `flowspec serve`: builds the site, serves it on 127.0.0.1, rebuilds when a spec, the
+/// configuration or the theme changes (polling modification times: no platform file-watch API
+/// needed), and makes open pages reload themselves after a successful rebuild.
+///
+/// Pages are served from the same output folder `flowspec build` writes; the reload script is
+/// injected into HTML responses only, so the built files stay exactly what `build` produces.
+public struct SiteServer: Sendable {
+    public var options: SiteBuildOptions
+    public var host: String
+    public var port: Int
+    /// How often to look for changes.
+    public var pollInterval: Duration
+
+    public static let reloadPath = "/__flowspec/reload.js"
+    public static let versionPath = "/__flowspec/version"
+
+    public init(options: SiteBuildOptions, host: String = "127.0.0.1", port: Int = 8000, pollInterval: Duration = .milliseconds(500)) {
+        self.options = options
+        self.host = host
+        self.port = port
+        self.pollInterval = pollInterval
+    }
+
+    /// Runs until interrupted (SIGINT/SIGTERM). `log` receives build results and the URL.
+    public func run(log: @escaping @Sendable (String) -> Void) async throws {
+        let state = ServerState()
+        let builder = SiteBuilder(options: options)
+        let output = FileManager.default.currentDirectoryPath + "/" + options.outputDirectory
+        let root = options.outputDirectory.hasPrefix("/") ? options.outputDirectory : output
+        let first = rebuild(builder, log: log)
+        await state.finished(build: first, signature: signature())
+
+        let router = Router()
+        router.get(RouterPath(stringLiteral: Self.versionPath)) { _, _ -> String in
+            String(await state.version)
+        }
+        router.get(RouterPath(stringLiteral: Self.reloadPath)) { _, _ -> Response in
+            Self.response(Array(Self.reloadScript.utf8), type: "text/javascript; charset=utf-8")
+        }
+        let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            Self.serve(path: request.uri.path, root: root)
+        }
+        router.get("/", use: handler)
+        router.get("**", use: handler)
+        var logger = Logger(label: "flowspec-serve")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: "flowspec"),
+            onServerRunning: { _ in log("Serving \(root) at http://\(host):\(port)/ (Ctrl-C stops)\n") },
+            logger: logger
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: pollInterval)
+                    let current = signature()
+                    if current != (await state.signature) {
+                        let report = rebuild(builder, log: log)
+                        await state.finished(build: report, signature: current)
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func rebuild(_ builder: SiteBuilder, log: @Sendable (String) -> Void) -> SiteBuildReport? {
+        do {
+            let report = try builder.build()
+            if !report.diagnostics.isEmpty {
+                log(DiagnosticPrinter.text(report.diagnostics, color: false))
+            }
+            if report.succeeded {
+                log("Rebuilt: \(report.renderedPages.count) page\(report.renderedPages.count == 1 ? "" : "s") rendered, \(report.reusedPages.count) unchanged\n")
+            } else {
+                log("Not rebuilt: fix the errors above; still serving the previous site\n")
+            }
+            return report
+        } catch {
+            log("error: \(error)\n")
+            return nil
+        }
+    }
+
+    /// Sizes and modification times of everything the site is built from.
+    func signature() -> String {
+        var parts: [String] = []
+        var diagnostics: [Diagnostic] = []
+        let inputs = options.inputs.isEmpty ? ["flows"] : options.inputs
+        var watched = SpecFiles.expand(inputs, diagnostics: &diagnostics)
+        let config = options.configPath ?? "site/site.yml"
+        watched.append(config)
+        let siteDirectory = (config as NSString).deletingLastPathComponent
+        for directory in ["theme", "assets"] {
+            let path = (siteDirectory.isEmpty ? "." : siteDirectory) + "/" + directory
+            if let enumerator = FileManager.default.enumerator(atPath: path) {
+                while let relative = enumerator.nextObject() as? String { watched.append(path + "/" + relative) }
+            }
+        }
+        for path in watched.sorted() {
+            var info = stat()
+            if stat(path, &info) == 0 {
+                parts.append("\(path):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
+            } else {
+                parts.append("\(path):missing")
+            }
+        }
+        return parts.joined(separator: "\n")
+    }
+
+    // MARK: Static files
+
+    static func serve(path: String, root: String) -> Response {
+        guard let relative = safeRelativePath(path) else {
+            return response(Array("bad path\n".utf8), type: "text/plain; charset=utf-8", status: .badRequest)
+        }
+        var file = root + "/" + relative
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+            file += (file.hasSuffix("/") ? "" : "/") + "index.html"
+        }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return response(Array("not found\n".utf8), type: "text/plain; charset=utf-8", status: .notFound)
+        }
+        let type = contentType(file)
+        var bytes = [UInt8](data)
+        if type.hasPrefix("text/html") { bytes = injectReload(bytes) }
+        return response(bytes, type: type)
+    }
+
+    /// The request path as a path inside the site, or nil when it tries to leave it.
+    static func safeRelativePath(_ path: String) -> String? {
+        let decoded = path.removingPercentEncoding ?? path
+        var parts: [Substring] = []
+        for part in decoded.split(separator: "/") {
+            if part == "." || part.isEmpty { continue }
+            if part == ".." || part.hasPrefix(".") || part.contains("\0") { return nil }
+            parts.append(part)
+        }
+        return parts.joined(separator: "/")
+    }
+
+    static func injectReload(_ html: [UInt8]) -> [UInt8] {
+        let tag = Array("<script src=\"\(reloadPath)\" defer></script>\n".utf8)
+        let marker = Array("</head>".utf8)
+        guard let index = firstIndex(of: marker, in: html) else { return html }
+        return Array(html[..<index]) + tag + Array(html[index...])
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if Array(haystack[start..<(start + needle.count)]) == needle { return start }
+        }
+        return nil
+    }
+
+    static func contentType(_ file: String) -> String {
+        switch (file as NSString).pathExtension.lowercased() {
+        case "html": "text/html; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
+        case "json": "application/json"
+        case "svg": "image/svg+xml"
+        case "png": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
+        case "woff2": "font/woff2"
+        case "xml": "application/xml"
+        default: "application/octet-stream"
+        }
+    }
+
+    static func response(_ bytes: [UInt8], type: String, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// Polls the version endpoint; reloads the page when a rebuild succeeded.
+    static let reloadScript = """
+    (function () {
+      "use strict";
+      var seen = null;
+      function poll() {
+        fetch("\(versionPath)", { cache: "no-store" })
+          .then(function (r) { return r.text(); })
+          .then(function (v) { if (seen === null) { seen = v; } else if (v !== seen) { window.location.reload(); } })
+          .catch(function () {})
+          .then(function () { setTimeout(poll, 1000); });
+      }
+      poll();
+    })();
+
+    """
+}
+
+/// The serving state shared by the watcher and the request handlers.
+actor ServerState {
+    private(set) var version = 0
+    private(set) var signature = ""
+
+    func finished(build: SiteBuildReport?, signature: String) {
+        self.signature = signature
+        if build?.succeeded == true { version += 1 }
+    }
+}
