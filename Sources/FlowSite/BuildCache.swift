@@ -3,11 +3,13 @@
 /// (parsed by hand: it is read on every rebuild, and must cost a few milliseconds for 10 000
 /// flows).
 struct BuildCache: Sendable {
-    static let formatVersion = "flowspec-site-cache 3"
+    static let formatVersion = "flowspec-site-cache 5"
     static let relativePath = ".flowspec/cache"
 
     struct Entry: Sendable {
         var path: String
+        /// Size and modification time of the spec when it was hashed (machine-specific).
+        var stat: String
         var contentHash: String
         var id: String
         var lang: String
@@ -16,7 +18,6 @@ struct BuildCache: Sendable {
         var pageKey: String
         var tags: [String]
         var card: String
-        var search: String
         /// The file's own diagnostics (parse and per-flow rules), one JSON object per line.
         var diagnostics: String
     }
@@ -26,7 +27,7 @@ struct BuildCache: Sendable {
 
     func serialized() -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(entries.reduce(0) { $0 + $1.card.utf8.count + $1.search.utf8.count + 256 } + 64)
+        out.reserveCapacity(entries.reduce(0) { (sum: Int, entry: Entry) in sum + entry.card.utf8.count + 256 } + 64)
         out += Self.formatVersion.utf8
         out.append(0x0A)
         out += "global\t".utf8
@@ -34,7 +35,7 @@ struct BuildCache: Sendable {
         out.append(0x0A)
         for e in entries {
             out += "flow".utf8
-            for field in [e.path, e.contentHash, e.id, e.lang, e.translationOf, e.title, e.pageKey, e.tags.joined(separator: "\u{1F}"), e.card, e.search, e.diagnostics] {
+            for field in [e.path, e.stat, e.contentHash, e.id, e.lang, e.translationOf, e.title, e.pageKey, e.tags.joined(separator: "\u{1F}"), e.card, e.diagnostics] {
                 out.append(0x09)
                 Self.escape(field, into: &out)
             }
@@ -63,12 +64,36 @@ struct BuildCache: Sendable {
             guard fields.count == 12, Array(fields[0]) == Array("flow".utf8) else { return nil }
             let f = fields.map(unescape)
             entries.append(Entry(
-                path: f[1], contentHash: f[2], id: f[3], lang: f[4], translationOf: f[5], title: f[6], pageKey: f[7],
-                tags: f[8].isEmpty ? [] : f[8].split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
-                card: f[9], search: f[10], diagnostics: f[11]
+                path: f[1], stat: f[2], contentHash: f[3], id: f[4], lang: f[5], translationOf: f[6], title: f[7], pageKey: f[8],
+                tags: f[9].isEmpty ? [] : f[9].split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
+                card: f[10], diagnostics: f[11]
             ))
         }
         return BuildCache(globalKey: globalKey, entries: entries)
+    }
+
+    /// A search shard's cache: one `path<TAB>fragment` line per flow.
+    static func serializeFragments(_ lines: [(String, String)]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(lines.reduce(0) { $0 + $1.1.utf8.count + $1.0.utf8.count + 2 })
+        for (path, fragment) in lines {
+            escape(path, into: &out)
+            out.append(0x09)
+            escape(fragment, into: &out)
+            out.append(0x0A)
+        }
+        return out
+    }
+
+    static func parseFragments(_ bytes: [UInt8]) -> [String: String] {
+        var result: [String: String] = [:]
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == 0x0A {
+            let fields = split(bytes[start..<index])
+            if fields.count == 2 { result[unescape(fields[0])] = unescape(fields[1]) }
+            start = index + 1
+        }
+        return result
     }
 
     private static func split(_ line: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {

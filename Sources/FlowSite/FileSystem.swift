@@ -65,6 +65,29 @@ enum FileSystem {
         return lstat(path, &info) == 0
     }
 
+    /// `size:seconds.nanoseconds` of the last modification, nil when the file cannot be stat'ed.
+    static func statSignature(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+
+    /// Removes a tree in a detached `rm -rf`, so a build does not wait for thousands of unlinks;
+    /// removes it in-process when no child can be started.
+    static func removeTreeInBackground(_ path: String) {
+        // `sh -c 'rm -rf … &'`: the shell exits at once (reaped here), the orphaned rm goes on.
+        var pid: pid_t = 0
+        let arguments = ["/bin/sh", "-c", "/bin/rm -rf -- \"$1\" </dev/null >/dev/null 2>&1 &", "sh", path]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else {
+            removeTree(path)
+            return
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -383,19 +383,20 @@ struct PageRenderer: @unchecked Sendable {
         var count: Int
     }
 
-    func indexPage(cards: [String], tags: [TagCount], flowCount: Int) -> String {
+    func indexPage(cardsHTML: String, tags: [TagCount], flowCount: Int) -> String {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
-        context["cards"] = cards.map { ["html": $0] }
+        context["cardsHTML"] = cardsHTML
         context["tags"] = tags.map { ["name": $0.name, "count": String($0.count), "href": "index.html?tag=" + percentEncode($0.name)] }
         context["hasTags"] = !tags.isEmpty
         context["flowCount"] = String(flowCount)
         return theme.render(context, template: "index")
     }
 
-    func searchPage() -> String {
+    func searchPage(shards: Int) -> String {
         let labels = theme.labels(for: config.language)
-        let context = baseContext(lang: config.language, root: "", labels: labels)
+        var context = baseContext(lang: config.language, root: "", labels: labels)
+        context["searchShards"] = (0..<shards).map { ["src": SiteBuilder.searchShardPath($0)] }
         return theme.render(context, template: "search")
     }
 

@@ -79,6 +79,7 @@ struct BuildBehaviourTests {
         let inodeC = try #require(Scratch.inode(scratch.out + "/flows/flow-c.html"))
         let inodeB = try #require(Scratch.inode(scratch.out + "/flows/flow-b.html"))
         let oldC = try scratch.read("flows/flow-c.html")
+        let shardInodes = (0..<SiteBuilder.searchShards).map { Scratch.inode(scratch.out + "/" + SiteBuilder.searchShardPath($0)) }
 
         try scratch.write("flows/c.md", sampleSpec(id: "flow-c", title: "Flow C, revised"))
         let second = try scratch.build()
@@ -91,7 +92,13 @@ struct BuildBehaviourTests {
         #expect(Scratch.inode(scratch.out + "/flows/flow-c.html") != inodeC)
         #expect(try scratch.read("flows/flow-c.html") != oldC)
         #expect(try scratch.read("index.html").contains("Flow C, revised"))
-        #expect(try scratch.read("assets/search-index.js").contains("Flow C, revised"))
+        let shards = try (0..<SiteBuilder.searchShards).map { try scratch.read(SiteBuilder.searchShardPath($0)) }
+        #expect(shards.joined().contains("Flow C, revised"))
+        let changedShard = SiteBuilder.shard(of: scratch.root + "/flows/c.md")
+        for shard in 0..<SiteBuilder.searchShards {
+            let same = Scratch.inode(scratch.out + "/" + SiteBuilder.searchShardPath(shard)) == shardInodes[shard]
+            #expect(same == (shard != changedShard), "search shard \(shard) rewritten: \(!same)")
+        }
         // The rebuilt site equals a clean build of the same input.
         let clean = scratch.root + "/clean"
         #expect(try scratch.build(out: clean, incremental: false).succeeded)

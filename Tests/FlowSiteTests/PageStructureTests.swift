@@ -87,7 +87,7 @@ struct PageStructureTests {
             #expect(!html.contains("style=\""), "\(name): inline style (blocked by the CSP)")
             #expect(!html.contains("<script>"), "\(name): inline script (blocked by the CSP)")
         }
-        for (name, data) in files where (name.hasSuffix(".css") || name.hasSuffix(".js")) && name != "assets/search-index.js" {
+        for (name, data) in files where (name.hasSuffix(".css") || name.hasSuffix(".js")) && !name.hasPrefix("assets/search/") {
             let text = String(decoding: data, as: UTF8.self)
             #expect(!text.contains("http://") && !text.contains("https://") && !text.contains("@import"), "\(name) refers to another host")
         }
@@ -152,8 +152,12 @@ struct PageStructureTests {
         }
         let index = try scratch.read("index.html")
         for flow in lint.flows { #expect(index.contains("href=\"flows/\(flow.id).html\"")) }
-        let search = try scratch.read("assets/search-index.js")
-        #expect(search.hasPrefix("/* Search index"))
+        let search = try (0..<SiteBuilder.searchShards).map { try scratch.read(SiteBuilder.searchShardPath($0)) }.joined()
+        for flow in lint.flows {
+            for step in flow.steps { #expect(search.contains("\"flows/\(flow.id).html#\(step.anchor)\""), "\(flow.id) step \(step.number) in the search index") }
+        }
+        let searchPage = try scratch.read("search.html")
+        for shard in 0..<SiteBuilder.searchShards { #expect(searchPage.contains("<script src=\"\(SiteBuilder.searchShardPath(shard))\" defer>")) }
         try Self.assertLinksResolve(in: scratch.out)
         try Self.assertChromeIsSelfContained(in: scratch.out)
     }
