@@ -290,10 +290,23 @@ public struct SiteBuilder: Sendable {
         }
 
         timer.mark("keys")
+        // The new tree is written next to the old one and swapped in at the end; pages go to disk
+        // as soon as they are rendered (memory stays at one page per core).
+        let temporary = parentDirectory + "/." + outputName + ".tmp-\(getpid())"
+        FileSystem.removeTree(temporary)
+        do {
+            try FileSystem.makeDirectory(parentDirectory)
+            try FileSystem.makeDirectory(temporary)
+            for directory in ["flows", "assets", ".flowspec"] { try FileSystem.makeDirectory(temporary + "/" + directory) }
+        } catch {
+            FileSystem.removeTree(temporary)
+            throw SiteBuildError("cannot create \(temporary): \(error)")
+        }
+
         // Render pages, cards and search entries on all cores.
         let needsCard = infos.indices.filter { infos[$0].flow != nil }
         let work = Array(Set(renderIndices + needsCard)).sorted()
-        let slots = Slots<(page: String?, card: String, search: String)>(count: work.count)
+        let slots = Slots<(error: String?, card: String, search: String)>(count: work.count)
         let renderSet = Set(renderIndices)
         let infosSnapshot = infos
         let groupsSnapshot = groups
@@ -303,15 +316,27 @@ public struct SiteBuilder: Sendable {
                 slots.set(position, (nil, info.card, info.search))
                 return
             }
-            let page = renderSet.contains(work[position]) ? renderer.flowPage(flow, translations: groupsSnapshot[info.groupKey] ?? []) : nil
-            slots.set(position, (page, renderer.card(flow), renderer.searchEntries(flow)))
+            var error: String?
+            if renderSet.contains(work[position]) {
+                let page = renderer.flowPage(flow, translations: groupsSnapshot[info.groupKey] ?? [])
+                do {
+                    try FileSystem.write(page, to: temporary + "/flows/" + Self.fileName(info.id))
+                } catch let writeError {
+                    error = "\(writeError)"
+                }
+            }
+            slots.set(position, (error, renderer.card(flow), renderer.searchEntries(flow)))
         }
-        var pages: [Int: String] = [:]
+        var renderError: String?
         for (position, index) in work.enumerated() {
             let value = slots.get(position)
-            if let page = value.page { pages[index] = page }
+            if renderError == nil { renderError = value.error }
             infos[index].card = value.card
             infos[index].search = value.search
+        }
+        if let renderError {
+            FileSystem.removeTree(temporary)
+            throw SiteBuildError(renderError)
         }
 
         timer.mark("render pages")
@@ -373,13 +398,8 @@ public struct SiteBuilder: Sendable {
         }
 
         timer.mark("index+search")
-        // Write the new tree next to the old one, then swap.
-        let temporary = parentDirectory + "/." + outputName + ".tmp-\(getpid())"
-        FileSystem.removeTree(temporary)
+        // Complete the new tree, then swap.
         do {
-            try FileSystem.makeDirectory(parentDirectory)
-            try FileSystem.makeDirectory(temporary)
-            for directory in ["flows", "assets", ".flowspec"] { try FileSystem.makeDirectory(temporary + "/" + directory) }
             let linkNames = reuseIndices.map { "/flows/" + Self.fileName(infos[$0].id) }
             let linkErrors = Slots<String?>(count: linkNames.count)
             DispatchQueue.concurrentPerform(iterations: linkNames.count) { position in
@@ -392,19 +412,6 @@ public struct SiteBuilder: Sendable {
             }
             if let error = (0..<linkNames.count).compactMap({ linkErrors.get($0) }).first { throw SiteBuildError(error) }
             timer.mark("links")
-            let written = Array(pages.keys).sorted()
-            let pagesSnapshot = pages
-            let writeErrors = Slots<String?>(count: written.count)
-            DispatchQueue.concurrentPerform(iterations: written.count) { position in
-                let index = written[position]
-                do {
-                    try FileSystem.write(pagesSnapshot[index]!, to: temporary + "/flows/" + Self.fileName(infosSnapshot[index].id))
-                    writeErrors.set(position, nil)
-                } catch {
-                    writeErrors.set(position, "\(error)")
-                }
-            }
-            if let error = (0..<written.count).compactMap({ writeErrors.get($0) }).first { throw SiteBuildError(error) }
             timer.mark("write pages")
             for asset in theme.assets {
                 try writeCreatingDirectories(asset.bytes, root: temporary, relative: asset.path)
