@@ -102,6 +102,9 @@ public final class AHCTransport: BackendTransport {
         configuration.timeout = .init(connect: .milliseconds(Int64(connectTimeout * 1000)), read: nil)
         configuration.decompression = .disabled
         configuration.httpVersion = .http1Only
+        // A refused connection is a verdict ("nothing listens"), not something to retry until
+        // the deadline turns it into a misleading timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.bodyCap = bodyCap
     }
@@ -162,6 +165,10 @@ public final class AHCTransport: BackendTransport {
         }
         switch outcome {
         case .none:
+            // Nothing answered in time: tell "nothing listens" apart from "listens but slow".
+            if TCPProbe.check(url: request.url, timeout: 0.5) == .connectionRefused {
+                return HTTPResult(status: nil, elapsedMS: elapsed(), failure: .connectionRefused)
+            }
             return HTTPResult(status: nil, elapsedMS: elapsed(), failure: .timeout(seconds: timeout))
         case .success(var result)?:
             result.elapsedMS = elapsed()
