@@ -20,6 +20,20 @@ struct PageRenderer: @unchecked Sendable {
     /// Rendered token-case lists, shared by every page of a language (they depend only on the
     /// rule family and the labels when there are no results).
     let memo = Memo()
+    /// Sees every template rendering (context, template name, output); tests compare the output
+    /// with a reference Mustache implementation.
+    var templateObserver: (@Sendable (TemplateValue, String, [UInt8]) -> Void)? = nil
+
+    private func render(_ context: [String: TemplateValue], template: String) -> [UInt8] {
+        let value = TemplateValue.object(context)
+        let bytes = theme.render(value, template: template)
+        templateObserver?(value, template, bytes)
+        return bytes
+    }
+
+    private func renderString(_ context: [String: TemplateValue], template: String) -> String {
+        String(decoding: render(context, template: template), as: UTF8.self)
+    }
 
     /// No page may load anything from another host, and nothing inline may run.
     static let contentSecurityPolicy =
@@ -41,34 +55,38 @@ struct PageRenderer: @unchecked Sendable {
 
     // MARK: Common context
 
-    private func baseContext(lang: String, root: String, labels: Labels) -> [String: Any] {
+    private func baseContext(lang: String, root: String, labels: Labels) -> [String: TemplateValue] {
         [
-            "lang": lang,
-            "root": root,
-            "csp": Self.contentSecurityPolicy,
-            "labels": labels.table,
+            "lang": .string(lang),
+            "root": .string(root),
+            "csp": .string(Self.contentSecurityPolicy),
+            "labels": labels.value,
             "site": siteContext,
-            "headExtra": headExtra,
+            "headExtra": .string(headExtra),
         ]
     }
 
-    private var siteContext: [String: Any] {
-        var site: [String: Any] = ["title": config.title]
-        if let description = config.description { site["descriptionHTML"] = inline(description) }
-        return site
+    private var siteContext: TemplateValue {
+        var site: [String: TemplateValue] = ["title": .string(config.title)]
+        if let description = config.description { site["descriptionHTML"] = .string(inline(description)) }
+        return .object(site)
     }
 
     // MARK: Flow page
 
     func flowPage(_ flow: Flow, translations: [TranslationLink]) -> String {
+        String(decoding: flowPageBytes(flow, translations: translations), as: UTF8.self)
+    }
+
+    func flowPageBytes(_ flow: Flow, translations: [TranslationLink]) -> [UInt8] {
         let labels = theme.labels(for: flow.lang)
         var context = baseContext(lang: flow.lang, root: "../", labels: labels)
         let flowResult = results?.result(for: flow.id)
         var usedIDs: Set<String> = ["main", "actors", "sequence", "states", "steps", "token-rules", "toc"]
         for step in flow.steps { usedIDs.insert(step.anchor) }
 
-        func sectionContext(_ section: ProseSection) -> [String: Any] {
-            var item: [String: Any] = ["bodyHTML": html(section.body)]
+        func sectionContext(_ section: ProseSection) -> [String: TemplateValue] {
+            var item: [String: TemplateValue] = ["bodyHTML": .string(html(section.body))]
             let showHeading = !section.heading.isEmpty && !(section.level == 1 && plain(section.heading) == plain(flow.title))
             if showHeading {
                 var id = "s-" + HTML.slug(plain(section.heading))
@@ -76,7 +94,7 @@ struct PageRenderer: @unchecked Sendable {
                 while usedIDs.contains(id) { id = "s-" + HTML.slug(plain(section.heading)) + "-\(n)"; n += 1 }
                 usedIDs.insert(id)
                 let level = min(max(section.level, 2), 4)
-                item["heading"] = ["id": id, "html": inline(section.heading), "text": plain(section.heading), "level": String(level)] as [String: Any]
+                item["heading"] = ["id": .string(id), "html": .string(inline(section.heading)), "text": .string(plain(section.heading)), "level": .string(String(level))]
                 item["h\(level)"] = true
             } else {
                 item["heading"] = false
@@ -97,141 +115,139 @@ struct PageRenderer: @unchecked Sendable {
         if let host = tokenRulesHost { contexts[host]["tokenRulesHere"] = true }
         let before = flow.sections.indices.filter { flow.sections[$0].placement == .beforeSteps }.map { contexts[$0] }
         let after = flow.sections.indices.filter { flow.sections[$0].placement == .afterSteps }.map { contexts[$0] }
-        context["tokenRulesStandalone"] = tokenRulesHost == nil && !flow.tokenRules.isEmpty
+        context["tokenRulesStandalone"] = .bool(tokenRulesHost == nil && !flow.tokenRules.isEmpty)
 
         // Header.
-        var flowContext: [String: Any] = [
-            "id": flow.id,
-            "titleHTML": inline(flow.title),
-            "titleText": plain(flow.title),
-            "lang": flow.lang,
-            "langName": theme.languageName(flow.lang),
-            "file": flow.file,
-            "stepCount": String(flow.steps.count),
-            "tags": flow.tags.map { ["name": $0, "href": "../index.html?tag=" + percentEncode($0)] },
-            "hasTags": !flow.tags.isEmpty,
-            "environments": flow.environments.joined(separator: ", "),
-            "hasEnvironments": !flow.environments.isEmpty,
-            "provider": flow.provider.map { $0 as Any } ?? false,
+        var flowContext: [String: TemplateValue] = [
+            "id": .string(flow.id),
+            "titleHTML": .string(inline(flow.title)),
+            "titleText": .string(plain(flow.title)),
+            "lang": .string(flow.lang),
+            "langName": .string(theme.languageName(flow.lang)),
+            "file": .string(flow.file),
+            "stepCount": .string(String(flow.steps.count)),
+            "tags": .list(flow.tags.map { ["name": .string($0), "href": .string("../index.html?tag=" + percentEncode($0))] }),
+            "hasTags": .bool(!flow.tags.isEmpty),
+            "environments": .string(flow.environments.joined(separator: ", ")),
+            "hasEnvironments": .bool(!flow.environments.isEmpty),
+            "provider": .optional(flow.provider),
         ]
-        if let summary = flow.summary, !summary.isEmpty { flowContext["summaryHTML"] = inline(summary) }
-        context["flow"] = flowContext
+        if let summary = flow.summary, !summary.isEmpty { flowContext["summaryHTML"] = .string(inline(summary)) }
+        context["flow"] = .object(flowContext)
 
         // Translations.
         let ordered = translations.sorted { languageRank($0.lang, $0.id) < languageRank($1.lang, $1.id) }
-        context["hasTranslations"] = ordered.count > 1
-        context["translations"] = ordered.map { link -> [String: Any] in
+        context["hasTranslations"] = .bool(ordered.count > 1)
+        context["translations"] = .list(ordered.map { link -> TemplateValue in
             [
-                "href": link.id + ".html", "lang": link.lang, "name": theme.languageName(link.lang),
-                "title": link.title, "current": link.id == flow.id,
+                "href": .string(link.id + ".html"), "lang": .string(link.lang), "name": .string(theme.languageName(link.lang)),
+                "title": .string(link.title), "current": .bool(link.id == flow.id),
             ]
-        }
+        })
 
         // Actors.
-        context["actors"] = flow.actors.map { actor -> [String: Any] in
-            ["id": actor.id, "name": actor.name, "role": actor.role.rawValue, "roleLabel": labels["role_" + actor.role.rawValue]]
-        }
+        context["actors"] = .list(flow.actors.map { actor -> TemplateValue in
+            ["id": .string(actor.id), "name": .string(actor.name), "role": .string(actor.role.rawValue), "roleLabel": .string(labels["role_" + actor.role.rawValue])]
+        })
 
         // Diagrams.
-        context["sequenceSVG"] = SequenceDiagram(flow: flow, labels: labels).render()
-        context["stateSVG"] = StateDiagram(flow: flow, labels: labels).render()
+        context["sequenceSVG"] = .string(SequenceDiagram(flow: flow, labels: labels).render())
+        context["stateSVG"] = .string(StateDiagram(flow: flow, labels: labels).render())
 
         // Steps.
         let machine = StateMachine(flow: flow)
-        context["steps"] = flow.steps.map { step in stepContext(step, flow: flow, machine: machine, labels: labels, result: flowResult) }
+        context["steps"] = .list(flow.steps.map { step in .object(stepContext(step, flow: flow, machine: machine, labels: labels, result: flowResult)) })
 
         // Token rules.
-        context["hasTokenRules"] = !flow.tokenRules.isEmpty
+        context["hasTokenRules"] = .bool(!flow.tokenRules.isEmpty)
         var ruleAnchors: Set<String> = []
-        context["tokenRules"] = flow.tokenRules.map { rule -> [String: Any] in
+        context["tokenRules"] = .list(flow.tokenRules.map { rule -> TemplateValue in
             var anchor = "rule-" + HTML.slug(rule.id)
             while ruleAnchors.contains(anchor) { anchor += "-2" }
             ruleAnchors.insert(anchor)
-            let cases = rule.cases.map { tokenCase -> [String: Any] in
-                var item: [String: Any] = [
-                    "id": tokenCase.id, "title": tokenCase.title,
-                    "expectation": tokenCase.expectation.rawValue,
-                    "expectationLabel": labels["expect_" + tokenCase.expectation.rawValue],
-                    "conformance": tokenCase.conformanceID ?? false,
+            let cases = rule.cases.map { tokenCase -> TemplateValue in
+                var item: [String: TemplateValue] = [
+                    "id": .string(tokenCase.id), "title": .string(tokenCase.title),
+                    "expectation": .string(tokenCase.expectation.rawValue),
+                    "expectationLabel": .string(labels["expect_" + tokenCase.expectation.rawValue]),
+                    "conformance": .optional(tokenCase.conformanceID),
                 ]
                 if let verdict = flowResult?.verdict(rule: rule.id, caseID: tokenCase.id) {
                     item["verdict"] = verdictContext(verdict, labels: labels)
                 } else {
                     item["verdict"] = false
                 }
-                return item
+                return .object(item)
             }
             let memoKey = flowResult == nil ? (rule.kind?.rawValue ?? "-") + "|" + labels.language : nil
             let casesHTML = memoKey.flatMap { memo.get($0) } ?? {
                 var caseContext = baseContext(lang: flow.lang, root: "../", labels: labels)
-                caseContext["cases"] = cases
-                caseContext["hasCases"] = !cases.isEmpty
-                let html = theme.render(caseContext, template: "token-cases")
+                caseContext["cases"] = .list(cases)
+                caseContext["hasCases"] = .bool(!cases.isEmpty)
+                let html = renderString(caseContext, template: "token-cases")
                 if let memoKey { memo.set(memoKey, html) }
                 return html
             }()
             return [
-                "casesHTML": casesHTML,
-                "id": rule.id, "anchor": anchor, "known": rule.kind != nil,
-                "token": rule.token,
-                "step": rule.step.map { ["number": String($0), "href": "#step-\($0)"] as [String: Any] } ?? false,
-                "requirementHTML": inline(rule.requirement),
-                "cases": cases, "caseCount": String(cases.count), "hasCases": !cases.isEmpty,
+                "casesHTML": .string(casesHTML),
+                "id": .string(rule.id), "anchor": .string(anchor), "known": .bool(rule.kind != nil),
+                "token": .string(rule.token),
+                "step": rule.step.map { ["number": .string(String($0)), "href": .string("#step-\($0)")] } ?? false,
+                "requirementHTML": .string(inline(rule.requirement)),
+                "cases": .list(cases), "caseCount": .string(String(cases.count)), "hasCases": .bool(!cases.isEmpty),
             ]
-        }
+        })
 
-        context["sectionsBefore"] = before
-        context["sectionsAfter"] = after
-        context["results"] = flowResult.map { result -> [String: Any] in
+        context["sectionsBefore"] = .list(before.map(TemplateValue.object))
+        context["sectionsAfter"] = .list(after.map(TemplateValue.object))
+        context["results"] = flowResult.map { result -> TemplateValue in
             let verdicts = result.steps.map(\.verdict) + result.cases.map(\.verdict)
             return [
-                "label": results?.label ?? false,
-                "pass": String(verdicts.filter { $0.status == .pass }.count),
-                "fail": String(verdicts.filter { $0.status == .fail }.count),
-                "notExecutable": String(verdicts.filter { $0.status == .notExecutable }.count),
+                "label": .optional(results?.label),
+                "pass": .string(String(verdicts.filter { $0.status == .pass }.count)),
+                "fail": .string(String(verdicts.filter { $0.status == .fail }.count)),
+                "notExecutable": .string(String(verdicts.filter { $0.status == .notExecutable }.count)),
             ]
         } ?? false
 
         // Table of contents.
-        var toc: [[String: Any]] = []
-        for section in before {
-            if let heading = section["heading"] as? [String: Any], heading["level"] as? String == "2" {
-                toc.append(["href": "#" + (heading["id"] as! String), "text": heading["text"]!])
+        var toc: [TemplateValue] = []
+        func tocEntry(_ section: [String: TemplateValue]) {
+            if case .object(let heading)? = section["heading"], case .string("2")? = heading["level"],
+               case .string(let id)? = heading["id"], let text = heading["text"] {
+                toc.append(["href": .string("#" + id), "text": text])
             }
         }
-        toc.append(["href": "#actors", "text": labels["actors"]])
-        toc.append(["href": "#sequence", "text": labels["sequence_diagram"]])
-        toc.append(["href": "#states", "text": labels["state_diagram"]])
-        toc.append(["href": "#steps", "text": labels["steps"], "hasChildren": !flow.steps.isEmpty, "children": flow.steps.map { step -> [String: Any] in
-            ["href": "#" + step.anchor, "number": String(step.number), "text": plain(step.title)]
-        }])
-        if tokenRulesHost == nil, !flow.tokenRules.isEmpty { toc.append(["href": "#token-rules", "text": labels["token_rules"]]) }
-        for section in after {
-            if let heading = section["heading"] as? [String: Any], heading["level"] as? String == "2" {
-                toc.append(["href": "#" + (heading["id"] as! String), "text": heading["text"]!])
-            }
-        }
-        context["toc"] = toc
-        return theme.render(context, template: "flow")
+        before.forEach(tocEntry)
+        toc.append(["href": "#actors", "text": .string(labels["actors"])])
+        toc.append(["href": "#sequence", "text": .string(labels["sequence_diagram"])])
+        toc.append(["href": "#states", "text": .string(labels["state_diagram"])])
+        toc.append(["href": "#steps", "text": .string(labels["steps"]), "hasChildren": .bool(!flow.steps.isEmpty), "children": .list(flow.steps.map { step -> TemplateValue in
+            ["href": .string("#" + step.anchor), "number": .string(String(step.number)), "text": .string(plain(step.title))]
+        })])
+        if tokenRulesHost == nil, !flow.tokenRules.isEmpty { toc.append(["href": "#token-rules", "text": .string(labels["token_rules"])]) }
+        after.forEach(tocEntry)
+        context["toc"] = .list(toc)
+        return render(context, template: "flow")
     }
 
-    private func stepContext(_ step: Step, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?) -> [String: Any] {
+    private func stepContext(_ step: Step, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?) -> [String: TemplateValue] {
         let from = flow.actor(step.from)
         let to = flow.actor(step.to)
         let kind = flow.kind(of: step)
-        var item: [String: Any] = [
-            "number": String(step.number),
-            "anchor": step.anchor,
-            "titleHTML": inline(step.title),
-            "titleText": plain(step.title),
-            "fromName": from?.name ?? step.from,
-            "fromRole": from?.role.rawValue ?? "unknown",
-            "toName": to?.name ?? step.to,
-            "toRole": to?.role.rawValue ?? "unknown",
-            "hasActors": !step.from.isEmpty,
-            "kind": kind.rawValue,
-            "kindLabel": labels["kind_" + kind.rawValue],
-            "proseHTML": html(step.prose),
+        var item: [String: TemplateValue] = [
+            "number": .string(String(step.number)),
+            "anchor": .string(step.anchor),
+            "titleHTML": .string(inline(step.title)),
+            "titleText": .string(plain(step.title)),
+            "fromName": .string(from?.name ?? step.from),
+            "fromRole": .string(from?.role.rawValue ?? "unknown"),
+            "toName": .string(to?.name ?? step.to),
+            "toRole": .string(to?.role.rawValue ?? "unknown"),
+            "hasActors": .bool(!step.from.isEmpty),
+            "kind": .string(kind.rawValue),
+            "kindLabel": .string(labels["kind_" + kind.rawValue]),
+            "proseHTML": .string(html(step.prose)),
             "exchange": step.exchange.map { exchangeContext(request: $0.request, expectation: $0.expectation, flow: flow, labels: labels) } ?? false,
         ]
         if let verdict = result?.verdict(step: step.number) {
@@ -239,74 +255,74 @@ struct PageRenderer: @unchecked Sendable {
         } else {
             item["verdict"] = false
         }
-        item["hasAlternates"] = !step.alternates.isEmpty
-        item["alternates"] = step.alternates.map { alternate -> [String: Any] in
-            var branch: [String: Any] = ["labelHTML": inline(alternate.label)]
+        item["hasAlternates"] = .bool(!step.alternates.isEmpty)
+        item["alternates"] = .list(step.alternates.map { alternate -> TemplateValue in
+            var branch: [String: TemplateValue] = ["labelHTML": .string(inline(alternate.label))]
             branch.merge(targetContext(alternate.target, flow: flow, labels: labels)) { _, new in new }
-            branch["noteHTML"] = alternate.note.map { html($0) } ?? false
+            branch["noteHTML"] = .optional(alternate.note.map { html($0) })
             if alternate.request != nil || alternate.expectation != nil {
                 let request = alternate.request ?? step.exchange?.request
                 branch["branchExchange"] = exchangeContext(request: request, expectation: alternate.expectation ?? step.exchange?.expectation, flow: flow, labels: labels)
             } else {
                 branch["branchExchange"] = false
             }
-            return branch
-        }
+            return .object(branch)
+        })
         if step.alternates.isEmpty, let next = machine.transitions(from: step.number).first {
-            item["next"] = targetContext(next.target, flow: flow, labels: labels)
+            item["next"] = .object(targetContext(next.target, flow: flow, labels: labels))
         } else {
             item["next"] = false
         }
         return item
     }
 
-    private func targetContext(_ target: Target, flow: Flow, labels: Labels) -> [String: Any] {
+    private func targetContext(_ target: Target, flow: Flow, labels: Labels) -> [String: TemplateValue] {
         switch target {
         case .step(let number):
             return [
-                "targetStep": ["number": String(number), "href": "#step-\(number)", "titleHTML": inline(flow.step(number)?.title ?? "")] as [String: Any],
+                "targetStep": ["number": .string(String(number)), "href": .string("#step-\(number)"), "titleHTML": .string(inline(flow.step(number)?.title ?? ""))],
                 "targetEnd": false,
             ]
         case .end(let outcome):
             let kind = ["success", "failure", "cancelled"].contains(outcome.rawValue) ? outcome.rawValue : "other"
-            return ["targetStep": false, "targetEnd": ["outcome": outcome.rawValue, "kind": kind] as [String: Any]]
+            return ["targetStep": false, "targetEnd": ["outcome": .string(outcome.rawValue), "kind": .string(kind)]]
         }
     }
 
-    private func verdictContext(_ verdict: SiteResults.Verdict, labels: Labels) -> [String: Any] {
+    private func verdictContext(_ verdict: SiteResults.Verdict, labels: Labels) -> TemplateValue {
         [
-            "status": verdict.status.rawValue,
-            "label": labels["verdict_" + verdict.status.rawValue],
-            "evidence": verdict.evidence ?? false,
+            "status": .string(verdict.status.rawValue),
+            "label": .string(labels["verdict_" + verdict.status.rawValue]),
+            "evidence": .optional(verdict.evidence),
         ]
     }
 
-    private func exchangeContext(request: RequestTemplate?, expectation: Expectation?, flow: Flow, labels: Labels) -> [String: Any] {
-        var item: [String: Any] = [:]
+    private func exchangeContext(request: RequestTemplate?, expectation: Expectation?, flow: Flow, labels: Labels) -> TemplateValue {
+        var item: [String: TemplateValue] = [:]
         if let request {
-            item["requestHTML"] = requestHTML(request, flow: flow)
+            item["requestHTML"] = .string(requestHTML(request, flow: flow))
         } else {
             item["requestHTML"] = false
         }
         if let expectation {
-            var rows: [[String: Any]] = []
+            var rows: [TemplateValue] = []
             if let status = expectation.status {
-                rows.append(["what": labels["status"], "subject": status.description, "condition": ""])
+                rows.append(["what": .string(labels["status"]), "subject": .string(status.description), "condition": ""])
             }
             for header in expectation.headers {
-                rows.append(["what": labels["header"], "subject": header.name, "condition": matcherText(header.matcher, labels: labels)])
+                rows.append(["what": .string(labels["header"]), "subject": .string(header.name), "condition": .string(matcherText(header.matcher, labels: labels))])
             }
             for assertion in expectation.json {
-                rows.append(["what": "JSON", "subject": assertion.path.description, "condition": matcherText(assertion.matcher, labels: labels)])
+                rows.append(["what": "JSON", "subject": .string(assertion.path.description), "condition": .string(matcherText(assertion.matcher, labels: labels))])
             }
             for capture in expectation.captures {
-                rows.append(["what": labels["capture"], "subject": "{{" + capture.name + "}}", "condition": "← " + capture.source.description])
+                rows.append(["what": .string(labels["capture"]), "subject": .string("{{" + capture.name + "}}"), "condition": .string("← " + capture.source.description)])
             }
-            item["expect"] = ["rows": rows]
+            item["expect"] = ["rows": .list(rows)]
         } else {
             item["expect"] = false
         }
-        return item
+        return .object(item)
     }
 
     private func matcherText(_ matcher: ValueMatcher, labels: Labels) -> String {
@@ -366,16 +382,16 @@ struct PageRenderer: @unchecked Sendable {
     func card(_ flow: Flow) -> String {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
-        var card: [String: Any] = [
-            "id": flow.id, "href": "flows/" + flow.id + ".html",
-            "titleHTML": inline(flow.title), "lang": flow.lang, "langName": theme.languageName(flow.lang),
-            "stepCount": String(flow.steps.count),
-            "tags": flow.tags, "tagsJSON": JSONText.array(flow.tags.map(JSONText.string)),
-            "hasTags": !flow.tags.isEmpty,
+        var card: [String: TemplateValue] = [
+            "id": .string(flow.id), "href": .string("flows/" + flow.id + ".html"),
+            "titleHTML": .string(inline(flow.title)), "lang": .string(flow.lang), "langName": .string(theme.languageName(flow.lang)),
+            "stepCount": .string(String(flow.steps.count)),
+            "tags": .list(flow.tags.map(TemplateValue.string)), "tagsJSON": .string(JSONText.array(flow.tags.map(JSONText.string))),
+            "hasTags": .bool(!flow.tags.isEmpty),
         ]
-        if let summary = flow.summary, !summary.isEmpty { card["summaryHTML"] = inline(summary) }
-        context["card"] = card
-        return theme.render(context, template: "card")
+        if let summary = flow.summary, !summary.isEmpty { card["summaryHTML"] = .string(inline(summary)) }
+        context["card"] = .object(card)
+        return renderString(context, template: "card")
     }
 
     struct TagCount {
@@ -386,18 +402,18 @@ struct PageRenderer: @unchecked Sendable {
     func indexPage(cardsHTML: String, tags: [TagCount], flowCount: Int) -> String {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
-        context["cardsHTML"] = cardsHTML
-        context["tags"] = tags.map { ["name": $0.name, "count": String($0.count), "href": "index.html?tag=" + percentEncode($0.name)] }
-        context["hasTags"] = !tags.isEmpty
-        context["flowCount"] = String(flowCount)
-        return theme.render(context, template: "index")
+        context["cardsHTML"] = .string(cardsHTML)
+        context["tags"] = .list(tags.map { ["name": .string($0.name), "count": .string(String($0.count)), "href": .string("index.html?tag=" + percentEncode($0.name))] })
+        context["hasTags"] = .bool(!tags.isEmpty)
+        context["flowCount"] = .string(String(flowCount))
+        return renderString(context, template: "index")
     }
 
     func searchPage(shards: Int) -> String {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
-        context["searchShards"] = (0..<shards).map { ["src": SiteBuilder.searchShardPath($0)] }
-        return theme.render(context, template: "search")
+        context["searchShards"] = .list((0..<shards).map { ["src": .string(SiteBuilder.searchShardPath($0))] })
+        return renderString(context, template: "search")
     }
 
     /// The flow's entries in the search index, as a JSON array fragment (cached per flow):

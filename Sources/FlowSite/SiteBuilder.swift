@@ -318,7 +318,7 @@ public struct SiteBuilder: Sendable {
             }
             var error: String?
             if renderSet.contains(work[position]) {
-                let page = renderer.flowPage(flow, translations: groupsSnapshot[info.groupKey] ?? [])
+                let page = renderer.flowPageBytes(flow, translations: groupsSnapshot[info.groupKey] ?? [])
                 do {
                     try FileSystem.write(page, to: temporary + "/flows/" + Self.fileName(info.id))
                 } catch let writeError {

@@ -1,5 +1,4 @@
 import Foundation
-import Mustache
 import Yams
 
 /// The site's look: Mustache templates, stylesheet, scripts and UI labels. The default theme is
@@ -16,7 +15,7 @@ public struct Theme: Sendable {
     public let overridden: [String]
     /// Fingerprint of every file (name and bytes): part of each page's cache key.
     public let hash: ContentHash
-    let library: MustacheLibrary
+    let library: TemplateLibrary
     let labelTables: [String: [String: String]]
     /// Per language, every label with English filling the gaps.
     let mergedLabels: [String: [String: String]]
@@ -56,19 +55,19 @@ public struct Theme: Sendable {
         }
         self.hash = hash
 
-        var library = MustacheLibrary()
+        var library = TemplateLibrary()
         for (name, bytes) in files where name.hasPrefix("templates/") && name.hasSuffix(".mustache") {
             let templateName = String(name.dropFirst("templates/".count).dropLast(".mustache".count))
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw Error(message: "theme file \(name) is not UTF-8")
             }
             do {
-                library.register(try MustacheTemplate(string: text), named: templateName)
-            } catch {
-                throw Error(message: "theme template \(name) does not parse: \(error)")
+                library.register(try CompiledTemplate(text), named: templateName)
+            } catch let error as TemplateError {
+                throw Error(message: "templates/\(name.dropFirst("templates/".count)):\(error.line):\(error.column): \(error.message)")
             }
         }
-        for required in ["layout", "flow", "index", "search", "card"] where library.getTemplate(named: required) == nil {
+        for required in ["layout", "flow", "index", "search", "card"] where !library.contains(required) {
             throw Error(message: "theme has no templates/\(required).mustache")
         }
         self.library = library
@@ -106,8 +105,12 @@ public struct Theme: Sendable {
     /// The language's own name (`Tiếng Việt`), or its code.
     func languageName(_ code: String) -> String { languageNames[code] ?? code }
 
-    func render(_ context: [String: Any], template: String) -> String {
-        library.render(context, withTemplate: template) ?? ""
+    func render(_ context: TemplateValue, template: String) -> [UInt8] {
+        library.render(context, template: template)
+    }
+
+    func renderString(_ context: TemplateValue, template: String) -> String {
+        String(decoding: library.render(context, template: template), as: UTF8.self)
     }
 
     /// Files copied into the site's `assets/` folder.
@@ -121,6 +124,7 @@ struct Labels: Sendable {
     let language: String
     /// Every label, English filling the gaps; also the templates' `{{labels.…}}`.
     let table: [String: String]
+    var value: TemplateValue { .table(table) }
 
     subscript(key: String) -> String { table[key] ?? key }
 }

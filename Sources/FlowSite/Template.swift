@@ -1,0 +1,557 @@
+/// The theme's Mustache templates, compiled once and rendered to bytes over a typed context.
+///
+/// Why not a general-purpose Mustache library: page rendering is the largest part of a site
+/// build, and a renderer over `Any` pays a dynamic cast (often a protocol-conformance lookup) for
+/// every name on every level of the context stack, plus Character-level escaping. Here the
+/// context is a `TemplateValue` tree, lookups are dictionary reads, and output and escaping work
+/// on UTF-8 bytes. The syntax and the whitespace rules (standalone lines, partial indentation,
+/// template inheritance with `{{<parent}}` and `{{$block}}`) are those of the Mustache spec as
+/// swift-mustache implements them; a test renders every page of `flows/` through both and
+/// compares the bytes. Not supported (a theme using them gets a parse error with line:column):
+/// set delimiters (`{{=<% %>=}}`), lambdas, transforms, dynamic partial names.
+
+/// A value in a template's context.
+public enum TemplateValue: Sendable {
+    case string(String)
+    case bool(Bool)
+    case list([TemplateValue])
+    case object([String: TemplateValue])
+    /// A string table (UI labels) used as an object without converting every entry.
+    case table([String: String])
+
+    /// `.string(text)` when there is text, `false` otherwise (for `{{#x}}…{{/x}}` guards).
+    static func optional(_ text: String?) -> TemplateValue {
+        text.map(TemplateValue.string) ?? .bool(false)
+    }
+
+    /// The value as swift-mustache's context (`Any` tree), for comparing the two renderers.
+    public var anyValue: Any {
+        switch self {
+        case .string(let text): return text
+        case .bool(let flag): return flag
+        case .list(let items): return items.map(\.anyValue)
+        case .object(let fields): return fields.mapValues(\.anyValue)
+        case .table(let table): return table
+        }
+    }
+
+    subscript(key: String) -> TemplateValue? {
+        switch self {
+        case .object(let fields): return fields[key]
+        case .table(let table): return table[key].map(TemplateValue.string)
+        default: return nil
+        }
+    }
+}
+
+extension TemplateValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: TemplateValue...) { self = .list(elements) }
+    public init(dictionaryLiteral elements: (String, TemplateValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+/// A parse error in a template, with where it is.
+public struct TemplateError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public var line: Int
+    public var column: Int
+    public var description: String { "\(line):\(column): \(message)" }
+}
+
+/// One compiled template.
+struct CompiledTemplate: Sendable {
+    let nodes: [TemplateNode]
+
+    init(_ text: String) throws {
+        var parser = TemplateParser(Array(text.utf8))
+        nodes = try parser.parseTopLevel()
+    }
+}
+
+/// A name in a tag: `.` (the current value), `a.b.c` (searched up the context stack by its first
+/// part), or `.a.b` (the current value only).
+struct TemplatePath: Sendable {
+    let names: [String]
+    let isCurrent: Bool
+    let isAnchored: Bool
+
+    init(_ text: String) {
+        isCurrent = text == "."
+        isAnchored = !isCurrent && text.hasPrefix(".")
+        names = text.split(separator: ".").map(String.init)
+    }
+}
+
+indirect enum TemplateNode: Sendable {
+    case text([UInt8])
+    case variable(TemplatePath, escaped: Bool)
+    case section(TemplatePath, [TemplateNode])
+    case inverted(TemplatePath, [TemplateNode])
+    /// `{{$name}}default{{/name}}` outside a parent: replaced by the inheriting template's block.
+    case block(name: String, defaultNodes: [TemplateNode], indentation: [UInt8])
+    /// `{{>name}}` (no overrides) or `{{<name}}…{{/name}}` (with its block overrides).
+    case partial(name: String, indentation: [UInt8]?, overrides: [String: [TemplateNode]]?)
+    /// A block definition inside `{{<parent}}`; collected into the partial's overrides.
+    case blockDefinition(name: String, nodes: [TemplateNode])
+}
+
+/// Compiled templates by name, and the renderer.
+struct TemplateLibrary: Sendable {
+    private(set) var templates: [String: CompiledTemplate] = [:]
+
+    mutating func register(_ template: CompiledTemplate, named name: String) {
+        templates[name] = template
+    }
+
+    func contains(_ name: String) -> Bool { templates[name] != nil }
+
+    /// Renders a template; an unknown name renders nothing.
+    func render(_ context: TemplateValue, template name: String) -> [UInt8] {
+        guard let template = templates[name] else { return [] }
+        var out: [UInt8] = []
+        out.reserveCapacity(16 * 1024)
+        var state = RenderState(stack: [context], indentation: [], inherited: nil)
+        render(template.nodes, &state, into: &out)
+        return out
+    }
+
+    private struct RenderState {
+        var stack: [TemplateValue]
+        var indentation: [UInt8]
+        var inherited: [String: [TemplateNode]]?
+    }
+
+    /// One template body. Inside an indented partial, a non-empty piece that starts after a newline
+    /// of this body gets the indentation first.
+    private func render(_ nodes: [TemplateNode], _ state: inout RenderState, into out: inout [UInt8]) {
+        let start = out.count
+        for node in nodes {
+            let before = out.count
+            render(node, &state, into: &out)
+            if !state.indentation.isEmpty, out.count > before, before > start, out[before - 1] == 0x0A {
+                out.insert(contentsOf: state.indentation, at: before)
+            }
+        }
+    }
+
+    private func render(_ node: TemplateNode, _ state: inout RenderState, into out: inout [UInt8]) {
+        switch node {
+        case .text(let bytes):
+            out.append(contentsOf: bytes)
+        case .variable(let path, let escaped):
+            guard let value = lookup(path, state.stack) else { return }
+            switch value {
+            case .string(let text):
+                if escaped { Self.appendEscaped(text, to: &out) } else { out.append(contentsOf: text.utf8) }
+            case .bool(let flag):
+                out.append(contentsOf: (flag ? "true" : "false").utf8)
+            case .list, .object, .table:
+                break
+            }
+        case .section(let path, let nodes):
+            guard let value = lookup(path, state.stack) else { return }
+            switch value {
+            case .list(let items):
+                for item in items {
+                    state.stack.append(item)
+                    render(nodes, &state, into: &out)
+                    state.stack.removeLast()
+                }
+            case .bool(let flag):
+                if flag { render(nodes, &state, into: &out) }
+            case .string, .object, .table:
+                state.stack.append(value)
+                render(nodes, &state, into: &out)
+                state.stack.removeLast()
+            }
+        case .inverted(let path, let nodes):
+            let value = lookup(path, state.stack)
+            switch value {
+            case .none:
+                render(nodes, &state, into: &out)
+            case .list(let items)?:
+                guard items.isEmpty else { return }
+                state.stack.append(.list(items))
+                render(nodes, &state, into: &out)
+                state.stack.removeLast()
+            case .bool(let flag)?:
+                if !flag { render(nodes, &state, into: &out) }
+            case .string?, .object?, .table?:
+                break
+            }
+        case .block(let name, let defaultNodes, let indentation):
+            let saved = state.indentation
+            state.indentation += indentation
+            render(state.inherited?[name] ?? defaultNodes, &state, into: &out)
+            state.indentation = saved
+        case .partial(let name, let indentation, let overrides):
+            guard let template = templates[name] else { return }
+            let savedIndentation = state.indentation
+            let savedInherited = state.inherited
+            if let indentation { state.indentation += indentation }
+            if let overrides {
+                // The outermost override of a block wins.
+                state.inherited = (state.inherited ?? [:]).merging(overrides) { outer, _ in outer }
+            }
+            render(template.nodes, &state, into: &out)
+            state.indentation = savedIndentation
+            state.inherited = savedInherited
+        case .blockDefinition:
+            break
+        }
+    }
+
+    private func lookup(_ path: TemplatePath, _ stack: [TemplateValue]) -> TemplateValue? {
+        if path.isCurrent { return stack.last }
+        guard let first = path.names.first else { return nil }
+        var value: TemplateValue
+        if path.isAnchored {
+            guard let top = stack.last, let found = top[first] else { return nil }
+            value = found
+        } else {
+            var found: TemplateValue?
+            for object in stack.reversed() {
+                if let child = object[first] {
+                    found = child
+                    break
+                }
+            }
+            guard let found else { return nil }
+            value = found
+        }
+        for name in path.names.dropFirst() {
+            guard let child = value[name] else { return nil }
+            value = child
+        }
+        return value
+    }
+
+    /// Escapes `& < > " '` (as `&amp; &lt; &gt; &quot; &#39;`) while copying UTF-8 bytes.
+    static func appendEscaped(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let replacement: StaticString
+                switch bytes[index] {
+                case 0x26: replacement = "&amp;"
+                case 0x3C: replacement = "&lt;"
+                case 0x3E: replacement = "&gt;"
+                case 0x22: replacement = "&quot;"
+                case 0x27: replacement = "&#39;"
+                default: continue
+                }
+                if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                replacement.withUTF8Buffer { out.append(contentsOf: $0) }
+                runStart = index + 1
+            }
+            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+        }
+    }
+}
+
+/// Mustache parser over UTF-8 bytes. Follows swift-mustache's parser step for step (standalone
+/// detection, the whitespace kept before tags, block indentation inside parents) so both give the
+/// same bytes for the same template.
+struct TemplateParser {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    private struct State {
+        var sectionName: String?
+        var newLine = true
+        var isPartialDefinition = false
+        var isPartialDefinitionTopLevel = false
+        var partialDefinitionIndent: [UInt8]?
+
+        func withSectionName(_ name: String, newLine: Bool) -> State {
+            var copy = self
+            copy.sectionName = name
+            copy.isPartialDefinitionTopLevel = false
+            if !newLine { copy.newLine = false }
+            return copy
+        }
+
+        func withInheritancePartial(_ name: String) -> State {
+            var copy = self
+            copy.sectionName = name
+            copy.newLine = true
+            copy.isPartialDefinition = true
+            copy.isPartialDefinitionTopLevel = true
+            return copy
+        }
+    }
+
+    mutating func parseTopLevel() throws -> [TemplateNode] {
+        try parse(State())
+    }
+
+    // MARK: Scanning
+
+    private var atEnd: Bool { position >= bytes.count }
+    private var current: UInt8 { position < bytes.count ? bytes[position] : 0 }
+
+    /// Length of the newline at `position` (`\n` or `\r\n`), 0 when there is none.
+    private var newlineLength: Int {
+        guard position < bytes.count else { return 0 }
+        if bytes[position] == 0x0A { return 1 }
+        if bytes[position] == 0x0D, position + 1 < bytes.count, bytes[position + 1] == 0x0A { return 2 }
+        return 0
+    }
+
+    private mutating func readSpacesAndTabs() -> [UInt8] {
+        let start = position
+        while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x09 { position += 1 }
+        return Array(bytes[start..<position])
+    }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func read(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard position + count <= bytes.count else { return false }
+        let matches = literal.withUTF8Buffer { expected in
+            (0..<count).allSatisfy { bytes[position + $0] == expected[$0] }
+        }
+        if matches { position += count }
+        return matches
+    }
+
+    private func error(_ message: String, at offset: Int? = nil) -> TemplateError {
+        let offset = min(offset ?? position, bytes.count)
+        var line = 1
+        var lineStart = 0
+        for index in 0..<offset where bytes[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        let column = String(decoding: bytes[lineStart..<offset], as: UTF8.self).unicodeScalars.count + 1
+        return TemplateError(message: message, line: line, column: column)
+    }
+
+    /// Text up to a newline or a `{{` (which is consumed).
+    private mutating func readUntilTagOrNewline() -> [UInt8] {
+        var text: [UInt8] = []
+        while !atEnd {
+            let start = position
+            while position < bytes.count, bytes[position] != 0x0A, bytes[position] != 0x7B,
+                  !(bytes[position] == 0x0D && position + 1 < bytes.count && bytes[position + 1] == 0x0A) {
+                position += 1
+            }
+            text.append(contentsOf: bytes[start..<position])
+            if atEnd || newlineLength > 0 { break }
+            // A `{`: a tag when doubled, text otherwise.
+            if read("{{") { break }
+            text.append(0x7B)
+            position += 1
+        }
+        return text
+    }
+
+    private static let nameCharacters: Set<UInt8> = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-_?*".utf8)
+    private static let partialNameCharacters: Set<UInt8> = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-_?*/".utf8)
+
+    private mutating func parseName() throws -> String {
+        skipWhitespace()
+        let start = position
+        while position < bytes.count, Self.nameCharacters.contains(bytes[position]) { position += 1 }
+        let name = String(decoding: bytes[start..<position], as: UTF8.self)
+        skipWhitespace()
+        if current == 0x28 { throw error("transforms such as `name(…)` are not supported") }
+        guard read("}}") else { throw error("unfinished tag: expected `}}` after a name") }
+        guard !name.isEmpty else { throw error("a tag needs a name", at: start) }
+        return name
+    }
+
+    private mutating func parsePartialName() throws -> String {
+        skipWhitespace()
+        if current == 0x2A { throw error("dynamic partial names (`*name`) are not supported") }
+        let start = position
+        while position < bytes.count, Self.partialNameCharacters.contains(bytes[position]) { position += 1 }
+        let name = String(decoding: bytes[start..<position], as: UTF8.self)
+        skipWhitespace()
+        guard read("}}") else { throw error("unfinished tag: expected `}}` after a partial name") }
+        guard !name.isEmpty else { throw error("a partial tag needs a name", at: start) }
+        return name
+    }
+
+    /// The rest of the line is blank: consume it and its newline.
+    private mutating func hasLineFinished() -> Bool {
+        if atEnd { return true }
+        let saved = position
+        _ = readSpacesAndTabs()
+        let length = newlineLength
+        if length > 0 {
+            position += length
+            return true
+        }
+        position = saved
+        return false
+    }
+
+    private mutating func isStandalone(_ state: State) -> Bool {
+        state.newLine && hasLineFinished()
+    }
+
+    // MARK: Parsing
+
+    private mutating func parse(_ initial: State) throws -> [TemplateNode] {
+        var nodes: [TemplateNode] = []
+        var state = initial
+        var whiteSpaceBefore: [UInt8] = []
+        while !atEnd {
+            if state.newLine {
+                let whiteSpace = readSpacesAndTabs()
+                if state.isPartialDefinition, !state.isPartialDefinitionTopLevel {
+                    if let indent = state.partialDefinitionIndent {
+                        whiteSpaceBefore = Array(whiteSpace.dropFirst(indent.count))
+                    } else {
+                        state.partialDefinitionIndent = whiteSpace
+                    }
+                } else {
+                    whiteSpaceBefore = whiteSpace
+                }
+            }
+            let text = readUntilTagOrNewline()
+            let newline = newlineLength
+            if newline > 0 {
+                nodes.append(.text(whiteSpaceBefore + text + bytes[position..<(position + newline)]))
+                state.newLine = true
+                position += newline
+                continue
+            }
+            if !text.isEmpty {
+                nodes.append(.text(whiteSpaceBefore + text))
+                whiteSpaceBefore = []
+                state.newLine = false
+            }
+            if atEnd { break }
+            let tagStart = position - 2
+            var setNewLine = false
+            switch current {
+            case 0x23, 0x5E:  // # ^
+                let inverted = current == 0x5E
+                position += 1
+                let name = try parseName()
+                if isStandalone(state) {
+                    setNewLine = true
+                } else if !whiteSpaceBefore.isEmpty {
+                    nodes.append(.text(whiteSpaceBefore))
+                    whiteSpaceBefore = []
+                }
+                let body = try parse(state.withSectionName(name, newLine: setNewLine))
+                nodes.append(inverted ? .inverted(TemplatePath(name), body) : .section(TemplatePath(name), body))
+
+            case 0x2F:  // /
+                position += 1
+                let nameStart = position
+                let name = try parseName()
+                guard name == state.sectionName else {
+                    throw error(state.sectionName.map { "`{{/\(name)}}` closes `\($0)`, which is not open here" } ?? "`{{/\(name)}}` closes nothing", at: nameStart)
+                }
+                // (The caller's newline state comes from the opening tag, as in swift-mustache.)
+                if !isStandalone(state), !whiteSpaceBefore.isEmpty {
+                    nodes.append(.text(whiteSpaceBefore))
+                }
+                return nodes
+
+            case 0x21:  // ! comment
+                position += 1
+                var closed = false
+                while !atEnd {
+                    if read("}}") { closed = true; break }
+                    position += 1
+                }
+                guard closed else { throw error("unfinished comment", at: tagStart) }
+                setNewLine = isStandalone(state)
+
+            case 0x7B, 0x26:  // { &
+                let triple = current == 0x7B
+                if !whiteSpaceBefore.isEmpty {
+                    nodes.append(.text(whiteSpaceBefore))
+                    whiteSpaceBefore = []
+                }
+                position += 1
+                let name = try parseName()
+                if triple, !read("}") { throw error("unfinished tag: expected `}}}`") }
+                nodes.append(.variable(TemplatePath(name), escaped: false))
+
+            case 0x3E:  // > partial
+                position += 1
+                let name = try parsePartialName()
+                if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
+                if isStandalone(state) {
+                    setNewLine = true
+                    nodes.append(.partial(name: name, indentation: whiteSpaceBefore, overrides: nil))
+                } else {
+                    nodes.append(.partial(name: name, indentation: nil, overrides: nil))
+                }
+                whiteSpaceBefore = []
+
+            case 0x3C:  // < parent
+                position += 1
+                let name = try parsePartialName()
+                if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
+                if isStandalone(state) { setNewLine = true }
+                let body = try parse(state.withInheritancePartial(name))
+                var overrides: [String: [TemplateNode]] = [:]
+                for node in body {
+                    switch node {
+                    case .blockDefinition(let block, let nodes): overrides[block] = nodes
+                    case .text: break
+                    default: throw error("only `{{$block}}` definitions may stand inside `{{<\(name)}}`", at: tagStart)
+                    }
+                }
+                nodes.append(.partial(name: name, indentation: whiteSpaceBefore, overrides: overrides))
+                whiteSpaceBefore = []
+
+            case 0x24:  // $ block
+                position += 1
+                let name = try parseName()
+                if state.isPartialDefinitionTopLevel {
+                    if isStandalone(state) { setNewLine = true }
+                    let body = try parse(state.withSectionName(name, newLine: setNewLine))
+                    nodes.append(.blockDefinition(name: name, nodes: body))
+                } else {
+                    if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
+                    if isStandalone(state) { setNewLine = true }
+                    let body = try parse(state.withSectionName(name, newLine: setNewLine))
+                    nodes.append(.block(name: name, defaultNodes: body, indentation: whiteSpaceBefore))
+                    whiteSpaceBefore = []
+                }
+
+            case 0x3D:
+                throw error("set delimiters (`{{=…=}}`) are not supported", at: tagStart)
+            case 0x25:
+                throw error("configuration tags (`{{%…}}`) are not supported", at: tagStart)
+
+            default:
+                if !whiteSpaceBefore.isEmpty {
+                    nodes.append(.text(whiteSpaceBefore))
+                    whiteSpaceBefore = []
+                }
+                let name = try parseName()
+                nodes.append(.variable(TemplatePath(name), escaped: true))
+            }
+            state.newLine = setNewLine
+        }
+        if let open = state.sectionName {
+            throw error("`{{\(open)}}` is never closed (expected `{{/\(open)}}`)")
+        }
+        return nodes
+    }
+}

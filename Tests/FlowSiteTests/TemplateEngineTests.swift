@@ -1,0 +1,149 @@
+import FlowLint
+import FlowModel
+import Foundation
+import Mustache
+import Testing
+@testable import FlowSite
+
+/// The theme renderer (`TemplateLibrary`) against swift-mustache, the reference implementation of
+/// the same syntax: same templates, same context, same bytes.
+@Suite("Template engine")
+struct TemplateEngineTests {
+    /// Renders with swift-mustache.
+    static func reference(_ templates: [String: String], _ context: TemplateValue, _ name: String) throws -> String {
+        var library = MustacheLibrary()
+        for (templateName, text) in templates { library.register(try MustacheTemplate(string: text), named: templateName) }
+        return library.render(context.anyValue, withTemplate: name) ?? "<no template>"
+    }
+
+    static func ours(_ templates: [String: String], _ context: TemplateValue, _ name: String) throws -> String {
+        var library = TemplateLibrary()
+        for (templateName, text) in templates { library.register(try CompiledTemplate(text), named: templateName) }
+        return String(decoding: library.render(context, template: name), as: UTF8.self)
+    }
+
+    static func compare(_ templates: [String: String], _ context: TemplateValue, _ name: String = "main", sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let expected = try reference(templates, context, name)
+        let actual = try ours(templates, context, name)
+        #expect(actual == expected, "template \(name): \(templates[name] ?? "")", sourceLocation: sourceLocation)
+    }
+
+    static let context: TemplateValue = [
+        "name": "Ana <b> & \"Bob\" 'x'",
+        "yes": true, "no": false, "empty": [], "text": "",
+        "items": [["n": "1", "sub": ["a", "b"]], ["n": "2", "sub": []]],
+        "nested": ["deep": ["value": "found"], "name": "inner"],
+        "labels": .table(["hello": "Xin chào", "bye": "Güle güle"]),
+        "multi": "line 1\nline 2\n",
+    ]
+
+    @Test(arguments: [
+        "plain text, no tags\n",
+        "Hello {{name}}! {{{name}}} {{&name}}",
+        "{{missing}}|{{nested.deep.value}}|{{nested.missing.value}}|{{labels.hello}}|{{labels.none}}",
+        "{{#items}}[{{n}}:{{#sub}}{{.}},{{/sub}}{{^sub}}none{{/sub}}]{{/items}}",
+        "{{#nested}}{{name}} {{.name}} {{deep.value}}{{/nested}}",
+        "{{#yes}}Y{{/yes}}{{#no}}N{{/no}}{{^no}}notN{{/no}}{{^yes}}notY{{/yes}}{{#text}}T{{/text}}{{^empty}}E{{/empty}}{{#empty}}X{{/empty}}",
+        "<ul>\n  {{#items}}\n  <li>{{n}}</li>\n  {{/items}}\n</ul>\n",
+        "  {{#yes}}  \n  indented\n  {{/yes}}  \nafter\n",
+        "a {{#yes}}inline{{/yes}} b\n{{! a comment }}\n  {{! standalone comment }}  \nc\n",
+        "{{#items}}{{#sub}}{{n}}{{.}}{{/sub}}{{/items}}",
+        "begin\n  {{>part}}\nend\n",
+        "begin {{>part}} end\n",
+        "{{<layout}}\n{{$title}}Overridden {{name}}{{/title}}\n{{$body}}\n<p>{{labels.bye}}</p>\n{{/body}}\n{{/layout}}\n",
+        "{{<layout}}{{/layout}}",
+        "{{multi}}|  {{{multi}}}|\n",
+        "{ not a tag } {x} {{yes}} {{no}}\r\nwindows\r\n",
+        "{{#yes}}\r\n  crlf standalone\r\n{{/yes}}\r\n",
+    ])
+    func matchesTheReference(template: String) throws {
+        let templates = [
+            "main": template,
+            "part": "<p>{{name}}</p>\n<p>{{labels.hello}}</p>\n",
+            "layout": "<title>{{$title}}Default{{/title}}</title>\n<main>\n  {{$body}}default body{{/body}}\n</main>\n",
+        ]
+        try Self.compare(templates, Self.context)
+    }
+
+    @Test func everyPageOfTheRepositoryMatchesTheReference() throws {
+        let theme = try Theme.load(overrideDirectory: nil)
+        var templates: [String: String] = [:]
+        for (name, bytes) in theme.files where name.hasPrefix("templates/") && name.hasSuffix(".mustache") {
+            templates[String(name.dropFirst("templates/".count).dropLast(".mustache".count))] = String(decoding: bytes, as: UTF8.self)
+        }
+        var library = MustacheLibrary()
+        for (name, text) in templates { library.register(try MustacheTemplate(string: text), named: name) }
+        let reference = library
+        let log = RenderLog()
+        let renderer = PageRenderer(theme: theme, config: SiteConfig(), results: nil, headExtra: "", templateObserver: { context, name, bytes in
+            log.add(name: name, ours: String(decoding: bytes, as: UTF8.self), reference: reference.render(context.anyValue, withTemplate: name) ?? "")
+        })
+        let flows = Linter().lint(paths: [packageRoot + "/flows"]).flows
+        #expect(flows.count >= 5)
+        for flow in flows {
+            _ = renderer.flowPage(flow, translations: flows.filter { ($0.translationOf ?? $0.id) == (flow.translationOf ?? flow.id) }.map {
+                TranslationLink(id: $0.id, lang: $0.lang, title: $0.title)
+            })
+            _ = renderer.card(flow)
+        }
+        _ = renderer.indexPage(cardsHTML: "<li>x</li>", tags: [.init(name: "auth", count: 2)], flowCount: flows.count)
+        _ = renderer.searchPage(shards: 3)
+        let renders = log.all
+        #expect(Set(renders.map(\.name)).isSuperset(of: ["flow", "card", "index", "search", "token-cases"]))
+        for render in renders where render.ours != render.reference {
+            let difference = zip(render.ours, render.reference).prefix { $0 == $1 }.count
+            Issue.record("template \(render.name) differs at character \(difference): ours …\(render.ours.dropFirst(max(0, difference - 40)).prefix(120))… reference …\(render.reference.dropFirst(max(0, difference - 40)).prefix(120))…")
+        }
+    }
+
+    @Test(arguments: [
+        ("{{#open}}never closed", "1:22", "never closed"),
+        ("line\n  {{#a}}x{{/b}}", "2:13", "closes `a`"),
+        ("{{/a}}", "1:4", "closes nothing"),
+        ("{{=<% %>=}}", "1:1", "set delimiters"),
+        ("x {{name", "1:9", "unfinished tag"),
+        ("{{! unfinished comment", "1:1", "unfinished comment"),
+        ("{{<parent}}{{name}}{{/parent}}", "1:1", "only `{{$block}}`"),
+        ("{{upper(name)}}", "1:8", "transforms"),
+    ])
+    func parseErrorsSayWhere(template: String, position: String, message: String) {
+        do {
+            _ = try CompiledTemplate(template)
+            Issue.record("\(template) parsed")
+        } catch let error as TemplateError {
+            #expect("\(error.line):\(error.column)" == position, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func aBrokenThemeOverrideIsNamedWithItsLine() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/sample.md", sampleSpec())
+        try scratch.write("site/theme/templates/card.mustache", "{{#card}}\n<li>{{title}</li>\n{{/card}}\n")
+        #expect {
+            try scratch.build()
+        } throws: { error in
+            "\(error)".contains("templates/card.mustache:2:")
+        }
+    }
+
+    @Test func escapingIsByteExactForEveryScript() {
+        var out: [UInt8] = []
+        TemplateLibrary.appendEscaped("Bước <12> & \"Güle\" 'ş' 🍎", to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "Bước &lt;12&gt; &amp; &quot;Güle&quot; &#39;ş&#39; 🍎")
+    }
+}
+
+final class RenderLog: @unchecked Sendable {
+    struct Render { var name: String; var ours: String; var reference: String }
+    private var renders: [Render] = []
+    private let lock = NSLock()
+
+    func add(name: String, ours: String, reference: String) {
+        lock.withLock { renders.append(Render(name: name, ours: ours, reference: reference)) }
+    }
+
+    var all: [Render] { lock.withLock { renders } }
+}
