@@ -1,4 +1,5 @@
 import FlowModel
+import Foundation
 import Yams
 
 /// A fenced code block's content with enough position data to point at any character in it.
@@ -149,7 +150,7 @@ struct ExpectBlockParser {
     func parse(diagnostics: inout [Diagnostic]) -> Expectation? {
         let node: Node?
         do {
-            node = try Yams.compose(yaml: block.literal)
+            node = try Yams.compose(yaml: block.literal, .default, .default, .utf8)
         } catch let yamlError as YamlError {
             let (mark, problem) = FrontMatterParser.describe(yamlError)
             diagnostics.append(error("YAML error in expect block: \(problem)", at: mark,
@@ -266,7 +267,7 @@ struct ExpectBlockParser {
                 guard let pattern = value.scalar?.string else {
                     diagnostics.append(error("`matches` takes a regular expression", at: value.mark)); return nil
                 }
-                if (try? Regex(pattern)) == nil {
+                if !RegexValidity.isValid(pattern) {
                     diagnostics.append(error("'\(pattern)' is not a valid regular expression", at: value.mark)); return nil
                 }
                 return .matches(pattern)
@@ -300,5 +301,19 @@ func jsonValue(_ node: Node) -> JSONValue {
         return .object(members)
     case .alias:
         return .null
+    }
+}
+
+/// Whether a pattern compiles as a Swift `Regex`, remembered per pattern: compiling is costly and
+/// the same few patterns recur in every spec of a corpus.
+enum RegexValidity {
+    nonisolated(unsafe) private static var known: [String: Bool] = [:]
+    private static let lock = NSLock()
+
+    static func isValid(_ pattern: String) -> Bool {
+        if let cached = lock.withLock({ known[pattern] }) { return cached }
+        let valid = (try? Regex(pattern)) != nil
+        lock.withLock { known[pattern] = valid }
+        return valid
     }
 }

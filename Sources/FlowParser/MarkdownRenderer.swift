@@ -63,7 +63,17 @@ public enum MarkdownRenderer {
 }
 
 extension String {
+    /// Line breaks (`\n`, `\r`, `\r\n`) become one space each, on UTF-8 bytes.
     func replacingNewlines() -> String {
-        String(map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        guard utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return self }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count)
+        var previousCR = false
+        for byte in utf8 {
+            if byte == 0x0A, previousCR { previousCR = false; continue }
+            previousCR = byte == 0x0D
+            out.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

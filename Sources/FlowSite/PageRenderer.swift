@@ -348,21 +348,31 @@ struct PageRenderer: @unchecked Sendable {
 
     /// Escapes text and marks `{{name}}` placeholders, with what they stand for as a tooltip.
     private func placeholders(_ text: String, flow: Flow) -> String {
+        let bytes = Array(text.utf8)
+        func find(_ a: UInt8, from start: Int) -> Int? {
+            var index = start
+            while index + 1 < bytes.count {
+                if bytes[index] == a, bytes[index + 1] == a { return index }
+                index += 1
+            }
+            return nil
+        }
+        func piece(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         var out = ""
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            out += HTML.escape(String(rest[..<open.lowerBound]))
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
-                rest = rest[open.lowerBound...]
+        var position = 0
+        while let open = find(0x7B, from: position) {
+            out += HTML.escape(piece(position..<open))
+            guard let close = find(0x7D, from: open + 2) else {
+                position = open
                 break
             }
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters()
+            let name = piece((open + 2)..<close).trimmingCharacters()
             let meaning = flow.variables.first { $0.name == name }.map { "= " + $0.value }
                 ?? VariableReference.providerValues[name]
             out += "<span class=\"ph\"" + (meaning.map { " title=\"" + HTML.escape($0) + "\"" } ?? "") + ">" + HTML.escape("{{" + name + "}}") + "</span>"
-            rest = rest[close.upperBound...]
+            position = close + 2
         }
-        out += HTML.escape(String(rest))
+        out += HTML.escape(piece(position..<bytes.count))
         return out
     }
 
@@ -455,23 +465,43 @@ struct PageRenderer: @unchecked Sendable {
         return entries.joined(separator: ",\n")
     }
 
+    /// Collapses whitespace runs to one space and keeps the first `limit` code points (then `…`).
+    /// Works on UTF-8 bytes; non-ASCII whitespace is Unicode's White_Space set.
     static func clip(_ text: String, limit: Int = 240) -> String {
-        var collapsed = String.UnicodeScalarView()
+        var out: [UInt8] = []
+        out.reserveCapacity(min(text.utf8.count, limit * 3) + 4)
         var count = 0
         var lastSpace = true
-        for scalar in text.unicodeScalars {
-            if scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || (scalar.value >= 0x80 && scalar.properties.isWhitespace) {
-                if !lastSpace { collapsed.append(" "); count += 1 }
-                lastSpace = true
-            } else {
-                collapsed.append(scalar)
-                count += 1
-                lastSpace = false
+        var clipped = false
+        var text = text
+        text.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                let lead = bytes[index]
+                let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+                let end = min(index + length, bytes.count)
+                var isSpace = lead == 0x20 || lead == 0x0A || lead == 0x09 || lead == 0x0D
+                if length > 1, end - index == length {
+                    var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+                    for continuation in bytes[(index + 1)..<end] { value = value << 6 | UInt32(continuation & 0x3F) }
+                    isSpace = value == 0x85 || value == 0xA0 || value == 0x1680 || (0x2000...0x200A).contains(value)
+                        || value == 0x2028 || value == 0x2029 || value == 0x202F || value == 0x205F || value == 0x3000
+                }
+                if isSpace {
+                    if !lastSpace { out.append(0x20); count += 1 }
+                    lastSpace = true
+                } else {
+                    out.append(contentsOf: bytes[index..<end])
+                    count += 1
+                    lastSpace = false
+                }
+                index = end
+                if count >= limit { clipped = true; break }
             }
-            if count >= limit { collapsed.append("…"); break }
         }
-        while collapsed.last == " " { collapsed.removeLast() }
-        return String(collapsed)
+        if clipped { return String(decoding: out, as: UTF8.self) + "…" }
+        while out.last == 0x20 { out.removeLast() }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private func percentEncode(_ text: String) -> String {

@@ -59,7 +59,7 @@ public struct SiteConfig: Sendable, Hashable {
         var config = SiteConfig()
         let node: Node?
         do {
-            node = try Yams.compose(yaml: text)
+            node = try Yams.compose(yaml: text, .default, .default, .utf8)
         } catch {
             throw Error(file: file, message: "not valid YAML: \(error)")
         }

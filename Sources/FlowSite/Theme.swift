@@ -76,7 +76,7 @@ public struct Theme: Sendable {
             throw Error(message: "theme has no labels.yml")
         }
         let parsed: Any?
-        do { parsed = try Yams.load(yaml: labelText) } catch { throw Error(message: "theme labels.yml: \(error)") }
+        do { parsed = try Yams.load(yaml: labelText, .default, .default, .utf8) } catch { throw Error(message: "theme labels.yml: \(error)") }
         guard let root = parsed as? [String: Any] else { throw Error(message: "theme labels.yml must be a mapping") }
         var tables: [String: [String: String]] = [:]
         var names: [String: String] = [:]

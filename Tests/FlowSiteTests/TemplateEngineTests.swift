@@ -147,3 +147,53 @@ final class RenderLog: @unchecked Sendable {
 
     var all: [Render] { lock.withLock { renders } }
 }
+
+/// The byte-level text helpers against the Character-level versions they replaced.
+@Suite("Text helpers")
+struct TextHelperTests {
+    /// The previous implementation of `PageRenderer.clip`, kept as the reference.
+    static func referenceClip(_ text: String, limit: Int = 240) -> String {
+        var collapsed = String.UnicodeScalarView()
+        var count = 0
+        var lastSpace = true
+        for scalar in text.unicodeScalars {
+            if scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || (scalar.value >= 0x80 && scalar.properties.isWhitespace) {
+                if !lastSpace { collapsed.append(" "); count += 1 }
+                lastSpace = true
+            } else {
+                collapsed.append(scalar)
+                count += 1
+                lastSpace = false
+            }
+            if count >= limit { collapsed.append("…"); break }
+        }
+        while collapsed.last == " " { collapsed.removeLast() }
+        return String(collapsed)
+    }
+
+    static let samples: [String] = [
+        "", " ", "plain", "  leading and trailing  ", "tabs\tand\nnew\r\nlines",
+        "Bước 6: TVL Backend xác thực id_token với\u{00A0}Apple\u{2003}và\u{3000}tạo phiên",
+        "Kullanıcı giriş yapar ve İzin verir; şifre ğ ü ö ç",
+        "emoji 🍎🍏 and combining e\u{0301}", "\u{2028}line\u{2029}separators\u{0085}next",
+        String(repeating: "word ", count: 100), String(repeating: "ố", count: 300),
+        String(repeating: "a", count: 239) + " b", String(repeating: "a", count: 240) + " b",
+    ]
+
+    @Test func clipMatchesTheCharacterLevelVersion() {
+        for sample in Self.samples {
+            for limit in [1, 5, 240] {
+                #expect(PageRenderer.clip(sample, limit: limit) == Self.referenceClip(sample, limit: limit), "\(sample.debugDescription) at \(limit)")
+            }
+        }
+    }
+
+    @Test func jsonStringsParseBackToTheirText() throws {
+        for sample in Self.samples + ["quote \" backslash \\ <script> & \u{01} \u{1F}"] {
+            let encoded = JSONText.string(sample)
+            let decoded = try JSONSerialization.jsonObject(with: Data(("[" + encoded + "]").utf8)) as? [String]
+            #expect(decoded == [sample], "\(sample.debugDescription) → \(encoded)")
+            #expect(!encoded.contains("<") && !encoded.contains("\u{2028}"))
+        }
+    }
+}
