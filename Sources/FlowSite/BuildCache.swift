@@ -1,9 +1,10 @@
 /// What a build remembers about each flow, stored inside the output (`.flowspec/cache`) so the
-/// cache is swapped in atomically with the pages it describes. A line-based, tab-separated file
-/// (parsed by hand: it is read on every rebuild, and must cost a few milliseconds for 10 000
-/// flows).
+/// cache is swapped in atomically with the pages it describes. Binary: a version line, then
+/// length-prefixed fields (no escaping, no scanning), because it is read and written on every
+/// rebuild and must cost a few milliseconds for 10 000 flows. A damaged or older cache is
+/// ignored (the build is then a full one).
 struct BuildCache: Sendable {
-    static let formatVersion = "flowspec-site-cache 5"
+    static let formatVersion = "flowspec-site-cache 7"
     static let relativePath = ".flowspec/cache"
 
     struct Entry: Sendable {
@@ -15,6 +16,7 @@ struct BuildCache: Sendable {
         var lang: String
         var translationOf: String
         var title: String
+        var titleKey: String
         var pageKey: String
         var tags: [String]
         var card: String
@@ -26,119 +28,120 @@ struct BuildCache: Sendable {
     var entries: [Entry]
 
     func serialized() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(entries.reduce(0) { (sum: Int, entry: Entry) in sum + entry.card.utf8.count + 256 } + 64)
-        out += Self.formatVersion.utf8
-        out.append(0x0A)
-        out += "global\t".utf8
-        Self.escape(globalKey, into: &out)
-        out.append(0x0A)
+        var writer = FieldWriter()
+        writer.reserve(entries.reduce(0) { (sum: Int, entry: Entry) in sum + entry.card.utf8.count + 320 } + 64)
+        writer.line(Self.formatVersion)
+        writer.field(globalKey)
+        writer.count(entries.count)
         for e in entries {
-            out += "flow".utf8
-            for field in [e.path, e.stat, e.contentHash, e.id, e.lang, e.translationOf, e.title, e.pageKey, e.tags.joined(separator: "\u{1F}"), e.card, e.diagnostics] {
-                out.append(0x09)
-                Self.escape(field, into: &out)
+            for field in [e.path, e.stat, e.contentHash, e.id, e.lang, e.translationOf, e.title, e.titleKey, e.pageKey, e.tags.joined(separator: "\u{1F}"), e.card, e.diagnostics] {
+                writer.field(field)
             }
-            out.append(0x0A)
         }
-        return out
+        return writer.bytes
     }
 
-    /// Parses the file byte by byte (no Character processing: the cache holds megabytes).
     static func parse(_ bytes: [UInt8]) -> BuildCache? {
-        var lines: [ArraySlice<UInt8>] = []
-        var start = 0
-        for (index, byte) in bytes.enumerated() where byte == 0x0A {
-            if index > start { lines.append(bytes[start..<index]) }
-            start = index + 1
-        }
-        if start < bytes.count { lines.append(bytes[start...]) }
-        guard let first = lines.first, Array(first) == Array(formatVersion.utf8), lines.count >= 2 else { return nil }
-        let globalFields = split(lines[1])
-        guard globalFields.count == 2, Array(globalFields[0]) == Array("global".utf8) else { return nil }
-        let globalKey = unescape(globalFields[1])
+        var reader = FieldReader(bytes)
+        guard reader.line() == formatVersion, let globalKey = reader.field(), let count = reader.count(),
+              count <= reader.remaining / 48 else { return nil }  // 12 length prefixes per entry
         var entries: [Entry] = []
-        entries.reserveCapacity(lines.count)
-        for line in lines.dropFirst(2) {
-            let fields = split(line)
-            guard fields.count == 12, Array(fields[0]) == Array("flow".utf8) else { return nil }
-            let f = fields.map(unescape)
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let path = reader.field(), let stat = reader.field(), let contentHash = reader.field(), let id = reader.field(),
+                  let lang = reader.field(), let translationOf = reader.field(), let title = reader.field(), let titleKey = reader.field(),
+                  let pageKey = reader.field(), let tags = reader.field(), let card = reader.field(), let diagnostics = reader.field()
+            else { return nil }
             entries.append(Entry(
-                path: f[1], stat: f[2], contentHash: f[3], id: f[4], lang: f[5], translationOf: f[6], title: f[7], pageKey: f[8],
-                tags: f[9].isEmpty ? [] : f[9].split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init),
-                card: f[10], diagnostics: f[11]
+                path: path, stat: stat, contentHash: contentHash, id: id, lang: lang, translationOf: translationOf, title: title, titleKey: titleKey, pageKey: pageKey,
+                tags: tags.isEmpty ? [] : tags.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) },
+                card: card, diagnostics: diagnostics
             ))
         }
+        guard reader.atEnd else { return nil }
         return BuildCache(globalKey: globalKey, entries: entries)
     }
 
-    /// A search shard's cache: one `path<TAB>fragment` line per flow.
+    /// A search shard's cache: `path`, `fragment` per flow.
     static func serializeFragments(_ lines: [(String, String)]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(lines.reduce(0) { $0 + $1.1.utf8.count + $1.0.utf8.count + 2 })
+        var writer = FieldWriter()
+        writer.reserve(lines.reduce(0) { $0 + $1.1.utf8.count + $1.0.utf8.count + 8 } + 32)
+        writer.line(formatVersion)
+        writer.count(lines.count)
         for (path, fragment) in lines {
-            escape(path, into: &out)
-            out.append(0x09)
-            escape(fragment, into: &out)
-            out.append(0x0A)
+            writer.field(path)
+            writer.field(fragment)
         }
-        return out
+        return writer.bytes
     }
 
     static func parseFragments(_ bytes: [UInt8]) -> [String: String] {
+        var reader = FieldReader(bytes)
+        guard reader.line() == formatVersion, let count = reader.count(), count <= reader.remaining / 8 else { return [:] }
         var result: [String: String] = [:]
-        var start = 0
-        for (index, byte) in bytes.enumerated() where byte == 0x0A {
-            let fields = split(bytes[start..<index])
-            if fields.count == 2 { result[unescape(fields[0])] = unescape(fields[1]) }
-            start = index + 1
+        result.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let path = reader.field(), let fragment = reader.field() else { return [:] }
+            result[path] = fragment
         }
         return result
     }
+}
 
-    private static func split(_ line: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
-        var fields: [ArraySlice<UInt8>] = []
-        var start = line.startIndex
-        for index in line.indices where line[index] == 0x09 {
-            fields.append(line[start..<index])
-            start = index + 1
-        }
-        fields.append(line[start..<line.endIndex])
-        return fields
+/// Writes a version line, then fields as a 4-byte little-endian length and the UTF-8 bytes.
+struct FieldWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func reserve(_ capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func line(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(0x0A)
     }
 
-    static func escape(_ text: String, into out: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case 0x5C: out.append(0x5C); out.append(0x5C)
-            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
-            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-            default: out.append(byte)
-            }
-        }
+    mutating func count(_ value: Int) {
+        let value = UInt32(truncatingIfNeeded: value)
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
-    static func unescape(_ field: ArraySlice<UInt8>) -> String {
-        guard field.contains(0x5C) else { return String(decoding: field, as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(field.count)
-        var escaping = false
-        for byte in field {
-            if escaping {
-                switch byte {
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                default: out.append(byte)
-                }
-                escaping = false
-            } else if byte == 0x5C {
-                escaping = true
-            } else {
-                out.append(byte)
-            }
+    mutating func field(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            count(utf8.count)
+            bytes.append(contentsOf: utf8)
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Reads what `FieldWriter` wrote; every read is bounds-checked (nil on a damaged file).
+struct FieldReader {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { position == bytes.count }
+    var remaining: Int { bytes.count - position }
+
+    mutating func line() -> String? {
+        guard let end = bytes[position...].firstIndex(of: 0x0A) else { return nil }
+        defer { position = end + 1 }
+        return String(decoding: bytes[position..<end], as: UTF8.self)
+    }
+
+    mutating func count() -> Int? {
+        guard bytes.count - position >= 4 else { return nil }
+        var value: UInt32 = 0
+        for offset in 0..<4 { value |= UInt32(bytes[position + offset]) << UInt32(offset * 8) }
+        position += 4
+        return Int(value)
+    }
+
+    mutating func field() -> String? {
+        guard let length = count(), bytes.count - position >= length else { return nil }
+        defer { position += length }
+        return bytes.withUnsafeBufferPointer { buffer in
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<(position + length)]), as: UTF8.self)
+        }
     }
 }

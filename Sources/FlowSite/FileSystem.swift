@@ -75,18 +75,32 @@ enum FileSystem {
     /// Removes a tree in a detached `rm -rf`, so a build does not wait for thousands of unlinks;
     /// removes it in-process when no child can be started.
     static func removeTreeInBackground(_ path: String) {
-        // `sh -c 'rm -rf … &'`: the shell exits at once (reaped here), the orphaned rm goes on.
+        // `rm -rf` spawned directly and not waited for: the build returns at once, and a child
+        // still running when flowspec exits is adopted by init. Long-running callers (serve) reap
+        // finished ones on the next call.
+        spawnedRemovals.withLock { pids in
+            var status: Int32 = 0
+            pids.removeAll { waitpid($0, &status, WNOHANG) != 0 }
+        }
         var pid: pid_t = 0
-        let arguments = ["/bin/sh", "-c", "/bin/rm -rf -- \"$1\" </dev/null >/dev/null 2>&1 &", "sh", path]
+        let arguments = ["/bin/rm", "-rf", "--", path]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in [Int32(0), 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        guard posix_spawn(&pid, "/bin/rm", &actions, nil, &argv, environ) == 0 else {
             removeTree(path)
             return
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        spawnedRemovals.withLock { $0.append(pid) }
     }
+
+    /// `rm` children not reaped yet (only these are waited for: other children are not ours to reap).
+    private static let spawnedRemovals = LockedValue<[pid_t]>([])
 
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
@@ -97,6 +111,20 @@ enum FileSystem {
     static func linkOrCopy(_ source: String, to destination: String) throws {
         if link(source, destination) == 0 { return }
         try write(read(source), to: destination)
+    }
+
+    /// Names in a folder (not recursive, hidden ones included); empty when it cannot be listed.
+    static func names(in directory: String) -> Set<String> {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names = Set<String>()
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != ".", name != ".." { names.insert(name) }
+        }
+        return names
     }
 
     /// Regular files under `directory`, relative paths, sorted; hidden entries skipped.
@@ -192,5 +220,19 @@ enum FileSystem {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
+    }
+}
+
+/// A value behind a lock.
+final class LockedValue<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

@@ -94,6 +94,8 @@ public struct SiteBuilder: Sendable {
         var lang: String
         var translationOf: String
         var title: String
+        /// Lowercased title, the index's sort key (kept in the cache: lowercasing is not cheap).
+        var titleKey: String
         var tags: [String]
         var card: String
         var search: String
@@ -123,6 +125,7 @@ public struct SiteBuilder: Sendable {
             throw SiteBuildError("theme: \(error)")
         }
         let renderer = PageRenderer(theme: theme, config: config, results: options.results, headExtra: options.headExtra)
+        timer.mark("config+theme")
 
         // Output location and the previous build's cache.
         let output = FileSystem.absolute(options.outputDirectory)
@@ -132,9 +135,9 @@ public struct SiteBuilder: Sendable {
             throw SiteBuildError("refusing to build into \(output)")
         }
         if FileSystem.exists(output) {
+            // (Listing the folder only when it is not a previous site: that lists every page.)
             let isPreviousSite = FileSystem.exists(output + "/" + BuildCache.relativePath)
-            let isEmpty = FileSystem.isDirectory(output) && ((try? FileSystem.listFiles(under: output))?.isEmpty ?? false)
-            guard isPreviousSite || isEmpty else {
+            guard isPreviousSite || (FileSystem.isDirectory(output) && ((try? FileSystem.listFiles(under: output))?.isEmpty ?? false)) else {
                 throw SiteBuildError("refusing to replace \(output): it exists and is not a site built by flowspec (no \(BuildCache.relativePath))")
             }
         }
@@ -144,17 +147,20 @@ public struct SiteBuilder: Sendable {
         globalHash.combine(theme.hash)
         let globalKey = globalHash.description
         var cache: BuildCache?
-        if options.incremental, let bytes = try? FileSystem.read(output + "/" + BuildCache.relativePath),
-           let previous = BuildCache.parse(bytes), previous.globalKey == globalKey {
+        let cacheBytes = options.incremental ? try? FileSystem.read(output + "/" + BuildCache.relativePath) : nil
+        timer.mark("read cache")
+        if let bytes = cacheBytes, let previous = BuildCache.parse(bytes), previous.globalKey == globalKey {
             cache = previous
         }
+        timer.mark("parse cache (entries)")
         let cached = Dictionary((cache?.entries ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
 
-        timer.mark("config+theme+cache")
+        timer.mark("parse cache")
         // Sources: read and fingerprint every spec.
         var diagnostics: [Diagnostic] = []
         let inputs = options.inputs.isEmpty ? config.flows : options.inputs
         let files = SpecFiles.expand(inputs, diagnostics: &diagnostics)
+        timer.mark("list specs")
         var sources: [Source] = []
         sources.reserveCapacity(files.count)
         for file in files {
@@ -231,9 +237,10 @@ public struct SiteBuilder: Sendable {
         let decoder = JSONDecoder()
         for source in sources {
             if let flow = parsedByPath[source.path] {
+                let plainTitle = MarkdownRenderer.plainText(source: flow.title).trimmingCharacters()
                 infos.append(FlowInfo(
                     path: source.path, contentHash: source.hash, id: flow.id, lang: flow.lang,
-                    translationOf: flow.translationOf ?? "", title: MarkdownRenderer.plainText(source: flow.title).trimmingCharacters(),
+                    translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
                     tags: flow.tags, card: "", search: "", diagnostics: diagnosticsByFile[source.path] ?? [], flow: flow
                 ))
             } else if !toParse.contains(source.path), let entry = cached[source.path] {
@@ -241,7 +248,7 @@ public struct SiteBuilder: Sendable {
                 diagnostics += replayed
                 infos.append(FlowInfo(
                     path: entry.path, contentHash: entry.contentHash, id: entry.id, lang: entry.lang, translationOf: entry.translationOf,
-                    title: entry.title, tags: entry.tags, card: entry.card, search: "", diagnostics: replayed, flow: nil
+                    title: entry.title, titleKey: entry.titleKey, tags: entry.tags, card: entry.card, search: "", diagnostics: replayed, flow: nil
                 ))
             }
         }
@@ -267,14 +274,17 @@ public struct SiteBuilder: Sendable {
             infos[index].pageKey = key.description
         }
 
+        timer.mark("keys")
         // Pages to render: parsed flows whose key changed or whose old page is missing.
         var renderIndices: [Int] = []
         var reuseIndices: [Int] = []
+        // The previous pages, from one listing of their folder (not a stat per page).
+        let previousPages = cache == nil ? [] : FileSystem.names(in: output + "/flows")
         for (index, info) in infos.enumerated() {
-            let pagePath = output + "/flows/" + Self.fileName(info.id)
-            if info.flow == nil, cached[info.path]?.pageKey == info.pageKey, FileSystem.exists(pagePath) {
+            let pageExists = previousPages.contains(Self.fileName(info.id))
+            if info.flow == nil, cached[info.path]?.pageKey == info.pageKey, pageExists {
                 reuseIndices.append(index)
-            } else if info.flow != nil, cached[info.path]?.pageKey == info.pageKey, cached[info.path]?.contentHash == info.contentHash, FileSystem.exists(pagePath) {
+            } else if info.flow != nil, cached[info.path]?.pageKey == info.pageKey, cached[info.path]?.contentHash == info.contentHash, pageExists {
                 reuseIndices.append(index)
             } else {
                 renderIndices.append(index)
@@ -289,7 +299,7 @@ public struct SiteBuilder: Sendable {
             report.parsedFiles += missing.map { infos[$0].path }
         }
 
-        timer.mark("keys")
+        timer.mark("reuse")
         // The new tree is written next to the old one and swapped in at the end; pages go to disk
         // as soon as they are rendered (memory stays at one page per core).
         let temporary = parentDirectory + "/." + outputName + ".tmp-\(getpid())"
@@ -302,6 +312,24 @@ public struct SiteBuilder: Sendable {
             FileSystem.removeTree(temporary)
             throw SiteBuildError("cannot create \(temporary): \(error)")
         }
+
+        // Reused pages are hard-linked into the new tree on a background thread while the changed
+        // ones, the index and the search shards are made (links are bound by the file system, the
+        // rest by the CPU).
+        let linkNames = reuseIndices.map { "/flows/" + Self.fileName(infos[$0].id) }
+        let linkError = LockedValue<String?>(nil)
+        let linking = DispatchGroup()
+        DispatchQueue.global().async(group: linking) {
+            for name in linkNames {
+                do {
+                    try FileSystem.linkOrCopy(output + name, to: temporary + name)
+                } catch {
+                    linkError.withLock { $0 = $0 ?? "\(error)" }
+                    return
+                }
+            }
+        }
+        defer { linking.wait() }
 
         // Render pages, cards and search entries on all cores.
         let needsCard = infos.indices.filter { infos[$0].flow != nil }
@@ -335,34 +363,49 @@ public struct SiteBuilder: Sendable {
             infos[index].search = value.search
         }
         if let renderError {
+            linking.wait()
             FileSystem.removeTree(temporary)
             throw SiteBuildError(renderError)
         }
 
         timer.mark("render pages")
         // Index order: navigation first, then by translation group and language.
+        // Sort keys computed once per flow, not per comparison.
         let navigationRank = Dictionary(config.navigation.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let titleByID = Dictionary(infos.map { ($0.id, $0.title.lowercased()) }, uniquingKeysWith: { first, _ in first })
-        let groupTitles = infos.map { titleByID[$0.groupKey] ?? $0.title.lowercased() }
-        func languageRank(_ lang: String) -> Int { config.languages.firstIndex(of: lang) ?? config.languages.count }
+        let titleByID = Dictionary(infos.map { ($0.id, $0.titleKey) }, uniquingKeysWith: { first, _ in first })
+        let languageRanks = Dictionary(config.languages.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        struct OrderKey {
+            var navigation: Int
+            var groupTitle: String
+            var group: String
+            var isOriginal: Bool
+            var language: Int
+            var id: String
+        }
+        let keys = infos.map { info in
+            OrderKey(
+                navigation: navigationRank[info.id] ?? navigationRank[info.groupKey] ?? Int.max,
+                groupTitle: titleByID[info.groupKey] ?? info.titleKey,
+                group: info.groupKey, isOriginal: info.groupKey == info.id,
+                language: languageRanks[info.lang] ?? config.languages.count, id: info.id
+            )
+        }
         let order = infos.indices.sorted { a, b in
-            let x = infos[a], y = infos[b]
-            let nx = navigationRank[x.id] ?? navigationRank[x.groupKey] ?? Int.max
-            let ny = navigationRank[y.id] ?? navigationRank[y.groupKey] ?? Int.max
-            if nx != ny { return nx < ny }
-            let gx = groupTitles[a], gy = groupTitles[b]
-            if gx != gy { return gx < gy }
-            if x.groupKey != y.groupKey { return x.groupKey < y.groupKey }
-            if x.groupKey == x.id, y.groupKey != y.id { return true }
-            if y.groupKey == y.id, x.groupKey != x.id { return false }
-            if languageRank(x.lang) != languageRank(y.lang) { return languageRank(x.lang) < languageRank(y.lang) }
+            let x = keys[a], y = keys[b]
+            if x.navigation != y.navigation { return x.navigation < y.navigation }
+            if x.groupTitle != y.groupTitle { return x.groupTitle < y.groupTitle }
+            if x.group != y.group { return x.group < y.group }
+            if x.isOriginal != y.isOriginal { return x.isOriginal }
+            if x.language != y.language { return x.language < y.language }
             return x.id < y.id
         }
         var tagCounts: [String: Int] = [:]
         for info in infos { for tag in Set(info.tags) { tagCounts[tag, default: 0] += 1 } }
         let tags = tagCounts.keys.sorted().map { PageRenderer.TagCount(name: $0, count: tagCounts[$0]!) }
+        timer.mark("order")
         let indexHTML = renderer.indexPage(cardsHTML: order.map { infos[$0].card }.joined(), tags: tags, flowCount: infos.count)
         let searchHTML = renderer.searchPage(shards: Self.searchShards)
+        timer.mark("index page")
 
         // Search index in shards (a flow's shard comes from its path), so a rebuild rewrites only
         // the shards whose flows changed. Each shard keeps its flows' fragments in the cache.
@@ -400,19 +443,9 @@ public struct SiteBuilder: Sendable {
         timer.mark("index+search")
         // Complete the new tree, then swap.
         do {
-            let linkNames = reuseIndices.map { "/flows/" + Self.fileName(infos[$0].id) }
-            let linkErrors = Slots<String?>(count: linkNames.count)
-            DispatchQueue.concurrentPerform(iterations: linkNames.count) { position in
-                do {
-                    try FileSystem.linkOrCopy(output + linkNames[position], to: temporary + linkNames[position])
-                    linkErrors.set(position, nil)
-                } catch {
-                    linkErrors.set(position, "\(error)")
-                }
-            }
-            if let error = (0..<linkNames.count).compactMap({ linkErrors.get($0) }).first { throw SiteBuildError(error) }
-            timer.mark("links")
-            timer.mark("write pages")
+            linking.wait()
+            if let error = linkError.withLock({ $0 }) { throw SiteBuildError(error) }
+            timer.mark("links (wait)")
             for asset in theme.assets {
                 try writeCreatingDirectories(asset.bytes, root: temporary, relative: asset.path)
             }
@@ -448,14 +481,16 @@ public struct SiteBuilder: Sendable {
                 let encoded = info.diagnostics.compactMap { (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) } }
                 return BuildCache.Entry(
                     path: info.path, stat: statByPath[info.path] ?? "", contentHash: info.contentHash, id: info.id, lang: info.lang, translationOf: info.translationOf,
-                    title: info.title, pageKey: info.pageKey, tags: info.tags, card: info.card,
+                    title: info.title, titleKey: info.titleKey, pageKey: info.pageKey, tags: info.tags, card: info.card,
                     diagnostics: encoded.joined(separator: "\n")
                 )
             })
             try FileSystem.write(newCache.serialized(), to: temporary + "/" + BuildCache.relativePath)
             timer.mark("write cache")
             try swapIn(temporary, output)
+            timer.mark("swap")
         } catch {
+            linking.wait()
             FileSystem.removeTree(temporary)
             if let error = error as? SiteBuildError { throw error }
             throw SiteBuildError("writing the site failed: \(error)")
@@ -480,6 +515,13 @@ public struct SiteBuilder: Sendable {
 
     /// Page file name for a flow id (ids are `[a-z0-9][a-z0-9._-]*`; anything else is replaced).
     static func fileName(_ id: String) -> String {
+        // Fast path: an id that is already a safe name (the usual case).
+        if let first = id.utf8.first, first != UInt8(ascii: "."), id.utf8.allSatisfy({ byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        }) {
+            return id + ".html"
+        }
         let safe = String(id.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") ? $0 : "-" })
         return (safe.isEmpty || safe.hasPrefix(".") ? "flow-" + safe : safe) + ".html"
     }
@@ -521,7 +563,7 @@ public struct SiteBuilder: Sendable {
             if (try? FileSystem.rename(temporary, trash)) != nil {
                 FileSystem.removeTreeInBackground(trash)
             } else {
-                FileSystem.removeTree(temporary)
+            FileSystem.removeTree(temporary)
             }
             return
         }

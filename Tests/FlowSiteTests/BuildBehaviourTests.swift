@@ -70,6 +70,54 @@ struct BuildBehaviourTests {
         #expect(FileManager.default.fileExists(atPath: scratch.root + "/precious/keep.txt"))
     }
 
+    /// A damaged, truncated or foreign cache is ignored: the build is a full one and its output
+    /// equals a clean build; nothing traps on the bytes it reads.
+    @Test(arguments: [
+        "truncated", "garbage", "huge-count", "empty", "old-format",
+    ])
+    func damagedCacheMeansAFullBuild(damage: String) throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        #expect(try scratch.build().succeeded)
+        let cachePath = scratch.out + "/" + BuildCache.relativePath
+        var bytes = try FileSystem.read(cachePath)
+        switch damage {
+        case "truncated": bytes = Array(bytes.prefix(bytes.count / 2))
+        case "garbage": bytes = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
+        case "huge-count": bytes = Array((BuildCache.formatVersion + "\n").utf8) + [0, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0xFF]
+        case "empty": bytes = []
+        default: bytes = Array("flowspec-site-cache 5\nglobal\tx\n".utf8)
+        }
+        try FileSystem.write(bytes, to: cachePath)
+        #expect(BuildCache.parse(bytes) == nil)
+        let rebuilt = try scratch.build()
+        #expect(rebuilt.succeeded)
+        #expect(rebuilt.renderedPages.count == 4, "a damaged cache must not reuse pages")
+        let clean = scratch.root + "/clean"
+        #expect(try scratch.build(out: clean, incremental: false).succeeded)
+        let incremental = try Scratch.snapshot(scratch.out)
+        let full = try Scratch.snapshot(clean)
+        #expect(incremental.keys.sorted() == full.keys.sorted())
+        for name in full.keys.sorted() { #expect(incremental[name] == full[name], "\(name) differs from a clean build") }
+    }
+
+    @Test func cacheRoundTrips() throws {
+        let entry = BuildCache.Entry(
+            path: "flows/ä.md", stat: "12:3.4", contentHash: "abc", id: "a", lang: "vi", translationOf: "", title: "Đăng nhập\tB",
+            titleKey: "đăng nhập\tb", pageKey: "k", tags: ["x", "", "y z"], card: "<li>\n\\</li>", diagnostics: "{\"a\":1}\n{}"
+        )
+        let cache = BuildCache(globalKey: "g", entries: [entry, BuildCache.Entry(path: "p", stat: "", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", pageKey: "", tags: [], card: "", diagnostics: "")])
+        let parsed = try #require(BuildCache.parse(cache.serialized()))
+        #expect(parsed.globalKey == "g")
+        #expect(parsed.entries.count == 2)
+        #expect(parsed.entries[0].title == entry.title && parsed.entries[0].tags == entry.tags && parsed.entries[0].card == entry.card)
+        #expect(parsed.entries[0].diagnostics == entry.diagnostics && parsed.entries[0].path == entry.path)
+        #expect(parsed.entries[1].tags.isEmpty)
+        let fragments = BuildCache.serializeFragments([("a.md", "[1,\"x\\ty\"]"), ("b.md", "")])
+        #expect(BuildCache.parseFragments(fragments) == ["a.md": "[1,\"x\\ty\"]", "b.md": ""])
+        #expect(BuildCache.parseFragments(Array(fragments.dropLast(3))) == [:])
+    }
+
     @Test func rebuildAfterOneChangedFlowRendersOnlyItsPage() throws {
         let scratch = try Scratch()
         try threeFlows(scratch)
