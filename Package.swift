@@ -59,6 +59,7 @@ let package = Package(
             dependencies: [
                 "FlowModel", "JOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -55,7 +55,7 @@ public struct EmbeddedMocks: Sendable {
         let registrations = Self.registrations(for: flows, teamID: teamID, keyID: keyID, publicKeyPEM: clientKey.publicKeyPEM)
         let provider = MockProvider(registrations: registrations, clock: clock, random: random, keys: keys)
         let providerURL = try await provider.start(host: host, port: providerPort)
-        let transport: any HTTPTransport = link == .inProcess ? InProcessTransport(baseURL: providerURL, handler: provider) : URLSessionTransport()
+        let transport: any HTTPTransport = link == .inProcess ? InProcessTransport(baseURL: providerURL, handler: provider) : NetworkTransport()
         let backend = MockBackend(
             flows: flows, providerBaseURL: providerURL, registration: registrations[0], clientPrivateKeyPEM: clientKey.privateKeyPEM,
             defects: defects, clock: clock, random: random, transport: transport)

@@ -257,7 +257,7 @@ extension CaseVariant {
 
     @Test func embeddedMocksServeOverRealSockets() async throws {
         let mocks = try await EmbeddedMocks.start(flows: Flows.all, link: .http, keys: TestKeys.provider)
-        let transport = URLSessionTransport(timeout: 10)
+        let transport = NetworkTransport(timeout: 10)
         let signIn = await mocks.provider.signIn(clientID: Flows.webClientID, rawNonce: "socket", user: MockUser.random())
         let template = Flows.web.steps[1].exchange!.request
         let body = TemplatePattern(template.body!).interpolate(signIn.placeholderValues)

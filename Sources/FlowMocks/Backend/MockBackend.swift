@@ -104,7 +104,7 @@ public actor MockBackend: MockHTTPHandler {
         self.defects = defects
         self.clock = clock
         self.random = random
-        self.transport = transport ?? URLSessionTransport()
+        self.transport = transport ?? NetworkTransport()
     }
 
     // MARK: Lifecycle and introspection
