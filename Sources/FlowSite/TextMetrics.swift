@@ -4,58 +4,84 @@
 enum TextMetrics {
     /// Width in pixels of `text` at `size` px.
     static func width(_ text: String, size: Double = 13) -> Int {
-        var em = 0.0
-        for scalar in text.unicodeScalars {
-            em += advance(scalar)
-        }
-        return Int((em * size).rounded(.up))
+        pixels(units(text), size: size)
     }
 
-    private static func advance(_ scalar: Unicode.Scalar) -> Double {
+    /// Width in hundredths of an em: integers, so the width of joined words is the exact sum of
+    /// their parts.
+    static func units(_ text: String) -> Int {
+        var total = 0
+        for scalar in text.unicodeScalars { total += advance(scalar) }
+        return total
+    }
+
+    static func units(_ character: Character) -> Int {
+        var total = 0
+        for scalar in character.unicodeScalars { total += advance(scalar) }
+        return total
+    }
+
+    static func pixels(_ units: Int, size: Double) -> Int {
+        Int((Double(units) * size / 100).rounded(.up))
+    }
+
+    private static func advance(_ scalar: Unicode.Scalar) -> Int {
         switch scalar.value {
-        case 0x20: return 0.28
-        case 0x69, 0x6A, 0x6C, 0x2E, 0x2C, 0x3A, 0x3B, 0x27, 0x7C, 0x21, 0x49, 0x31: return 0.3 // i j l . , : ; ' | ! I 1
-        case 0x66, 0x74, 0x72, 0x28, 0x29, 0x5B, 0x5D, 0x2F, 0x2D: return 0.38 // f t r ( ) [ ] / -
-        case 0x6D, 0x77, 0x4D, 0x57, 0x40: return 0.86 // m w M W @
-        case 0x41...0x5A: return 0.68 // other capitals
-        case 0x30...0x39: return 0.58
-        case 0x21..<0x80: return 0.56
+        case 0x20: return 28
+        case 0x69, 0x6A, 0x6C, 0x2E, 0x2C, 0x3A, 0x3B, 0x27, 0x7C, 0x21, 0x49, 0x31: return 30 // i j l . , : ; ' | ! I 1
+        case 0x66, 0x74, 0x72, 0x28, 0x29, 0x5B, 0x5D, 0x2F, 0x2D: return 38 // f t r ( ) [ ] / -
+        case 0x6D, 0x77, 0x4D, 0x57, 0x40: return 86 // m w M W @
+        case 0x41...0x5A: return 68 // other capitals
+        case 0x30...0x39: return 58
+        case 0x21..<0x80: return 56
         case 0x0300...0x036F: return 0 // combining marks
         case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0x1F300...0x1FAFF:
-            return 1.0 // wide (CJK, Hangul, emoji)
-        default: return 0.6 // Latin with diacritics, Cyrillic, Greek…
+            return 100 // wide (CJK, Hangul, emoji)
+        default: return 60 // Latin with diacritics, Cyrillic, Greek…
         }
     }
 
     /// Greedy word wrap into lines no wider than `maxWidth`; at most `maxLines` lines, the last
     /// one ending in `…` when text was cut. A single word wider than the limit is cut as well.
+    /// Each word is measured once; a line's width is the sum of its words and spaces.
     static func wrap(_ text: String, maxWidth: Int, size: Double = 13, maxLines: Int = 3) -> [String] {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
+        let space = advance(" ")
         var lines: [String] = []
         var current = ""
+        var currentUnits = 0
         var truncated = false
         for word in words {
-            let candidate = current.isEmpty ? word : current + " " + word
-            if width(candidate, size: size) <= maxWidth {
-                current = candidate
+            let wordUnits = units(word)
+            let candidateUnits = current.isEmpty ? wordUnits : currentUnits + space + wordUnits
+            if pixels(candidateUnits, size: size) <= maxWidth {
+                current = current.isEmpty ? word : current + " " + word
+                currentUnits = candidateUnits
                 continue
             }
             if !current.isEmpty {
                 lines.append(current)
                 current = ""
+                currentUnits = 0
                 if lines.count == maxLines { truncated = true; break }
             }
-            if width(word, size: size) <= maxWidth {
+            if pixels(wordUnits, size: size) <= maxWidth {
                 current = word
+                currentUnits = wordUnits
             } else {
                 current = cut(word, toFit: maxWidth, size: size)
+                currentUnits = units(current)
             }
         }
         if !truncated, !current.isEmpty {
             if lines.count == maxLines { truncated = true } else { lines.append(current) }
         }
         if truncated, var last = lines.popLast() {
-            while !last.isEmpty, width(last + "…", size: size) > maxWidth { last.removeLast() }
+            let ellipsis = units("…")
+            var lastUnits = units(last)
+            while !last.isEmpty, pixels(lastUnits + ellipsis, size: size) > maxWidth {
+                lastUnits -= units(last.removeLast())
+            }
             lines.append(last + "…")
         }
         return lines.isEmpty ? [""] : lines
@@ -63,11 +89,16 @@ enum TextMetrics {
 
     /// `text` shortened with `…` to fit `maxWidth`.
     static func cut(_ text: String, toFit maxWidth: Int, size: Double = 13) -> String {
-        if width(text, size: size) <= maxWidth { return text }
+        let total = units(text)
+        if pixels(total, size: size) <= maxWidth { return text }
+        let ellipsis = units("…")
         var result = ""
+        var resultUnits = 0
         for char in text {
-            if width(result + String(char) + "…", size: size) > maxWidth { break }
+            let charUnits = units(char)
+            if pixels(resultUnits + charUnits + ellipsis, size: size) > maxWidth { break }
             result.append(char)
+            resultUnits += charUnits
         }
         return result + "…"
     }
@@ -84,15 +115,26 @@ struct SVGWriter {
 
     mutating func open(_ name: String, _ attributes: KeyValuePairs<String, String> = [:]) {
         output += "<" + name
-        for (key, value) in attributes { output += " \(key)=\"\(HTML.escape(value))\"" }
+        appendAttributes(attributes)
         output += ">"
+    }
+
+    private mutating func appendAttributes(_ attributes: KeyValuePairs<String, String>) {
+        for (key, value) in attributes {
+            output += " "
+            output += key
+            output += "=\""
+            output += HTML.escape(value)
+            output += "\""
+        }
     }
 
     mutating func close(_ name: String) { output += "</\(name)>" }
 
     mutating func element(_ name: String, _ attributes: KeyValuePairs<String, String>, text: String? = nil) {
-        output += "<" + name
-        for (key, value) in attributes { output += " \(key)=\"\(HTML.escape(value))\"" }
+        output += "<"
+        output += name
+        appendAttributes(attributes)
         if let text {
             output += ">" + HTML.escape(text) + "</\(name)>"
         } else {
