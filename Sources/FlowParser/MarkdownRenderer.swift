@@ -11,20 +11,61 @@ public enum MarkdownRenderer {
     }
 
     public static func html(source: String, allowRawHTML: Bool = false) -> String {
+        let memo = RenderMemo.current
+        let key = allowRawHTML ? "\u{1}" + source : source
+        if let html = memo.html[key] { return html }
         let document = CmarkDocument(markdown: Array(source.utf8)[...], options: CMARK_OPT_DEFAULT)
         neutraliseDangerousLinks(in: document.root)
         var options = CMARK_OPT_DEFAULT
         if allowRawHTML { options |= CMARK_OPT_UNSAFE }
-        return document.renderHTML(options: options)
+        let html = document.renderHTML(options: options)
+        // The same parse gives the plain text (the search index asks for it next).
+        memo.store(html: html, for: key, plain: document.renderPlainText(options: CMARK_OPT_DEFAULT), source: source)
+        return html
     }
 
     /// HTML for one line of inline Markdown (a title, an alternate label): no `<p>` wrapper.
     public static func inlineHTML(_ text: String, allowRawHTML: Bool = false) -> String {
+        if isPlainInline(text) { return text }
         var html = html(source: text.replacingNewlines(), allowRawHTML: allowRawHTML)
         if html.hasPrefix("<p>") { html.removeFirst(3) }
         while html.hasSuffix("\n") { html.removeLast() }
         if html.hasSuffix("</p>") { html.removeLast(4) }
         return html
+    }
+
+    /// Text that cmark would render as itself: letters, digits, non-ASCII, single spaces between
+    /// words and punctuation that starts no Markdown or HTML construct, beginning with a letter
+    /// or digit (no list, heading or quote marker) and with no autolink (`www.`, `://`).
+    static func isPlainInline(_ text: String) -> Bool {
+        var previous: UInt8 = 0x20
+        var first = true
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x80...0xFF:
+                break
+            case 0x20:
+                if previous == 0x20 { return false }  // leading or double space
+            case UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "?"),
+                 UInt8(ascii: "'"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"):
+                if first { return false }
+            default:
+                return false
+            }
+            first = false
+            previous = byte
+        }
+        if previous == 0x20 { return false }  // empty or trailing space
+        // Non-breaking and other Unicode spaces are stripped by cmark at the ends: stay exact.
+        if let last = text.unicodeScalars.last, last.properties.isWhitespace { return false }
+        if let head = text.unicodeScalars.first, head.properties.isWhitespace { return false }
+        if text.contains("www.") || text.contains("://") || text.contains("WWW.") { return false }
+        // `1.` or `1)` at the start would begin an ordered list.
+        if let dot = text.utf8.firstIndex(where: { !(0x30...0x39).contains($0) }), dot != text.utf8.startIndex,
+           text.utf8[dot] == UInt8(ascii: ".") || text.utf8[dot] == UInt8(ascii: ")") {
+            return false
+        }
+        return true
     }
 
     /// Plain text of a block of Markdown, for the search index and summaries.
@@ -33,8 +74,12 @@ public enum MarkdownRenderer {
     }
 
     public static func plainText(source: String) -> String {
+        let memo = RenderMemo.current
+        if let plain = memo.plain[source] { return plain }
         let document = CmarkDocument(markdown: Array(source.utf8)[...], options: CMARK_OPT_DEFAULT)
-        return document.renderPlainText(options: CMARK_OPT_DEFAULT)
+        let plain = document.renderPlainText(options: CMARK_OPT_DEFAULT)
+        memo.store(plain: plain, source: source)
+        return plain
     }
 
     /// Whether a link target may appear in a page.
@@ -75,5 +120,46 @@ extension String {
             out.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Rendered prose remembered per thread: a page renders the same titles several times (step,
+/// branch targets, next links, contents) and the search index wants the plain text of prose the
+/// page just rendered as HTML. Bounded; cleared when full. Per thread, so no locks.
+final class RenderMemo {
+    var html: [String: String] = [:]
+    var plain: [String: String] = [:]
+    private static let limit = 4096
+
+    func store(html rendered: String, for key: String, plain text: String, source: String) {
+        if html.count >= Self.limit || plain.count >= Self.limit { html.removeAll(keepingCapacity: true); plain.removeAll(keepingCapacity: true) }
+        html[key] = rendered
+        plain[source] = text
+    }
+
+    func store(plain text: String, source: String) {
+        if plain.count >= Self.limit { plain.removeAll(keepingCapacity: true) }
+        plain[source] = text
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<RenderMemo>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+
+    static var current: RenderMemo {
+        if let pointer = pthread_getspecific(key) { return Unmanaged<RenderMemo>.fromOpaque(pointer).takeUnretainedValue() }
+        let memo = RenderMemo()
+        pthread_setspecific(key, Unmanaged.passRetained(memo).toOpaque())
+        return memo
     }
 }

@@ -1,0 +1,58 @@
+import FlowModel
+import Foundation
+import Testing
+@testable import FlowParser
+
+/// `inlineHTML` skips cmark for text cmark would render as itself; this holds it to cmark.
+@Suite("Markdown fast path")
+struct MarkdownFastPathTests {
+    /// What cmark renders for one line, without the fast path.
+    static func viaCmark(_ text: String) -> String {
+        var html = MarkdownRenderer.html(source: text.replacingNewlines())
+        if html.hasPrefix("<p>") { html.removeFirst(3) }
+        while html.hasSuffix("\n") { html.removeLast() }
+        if html.hasSuffix("</p>") { html.removeLast(4) }
+        return html
+    }
+
+    static let samples = [
+        "Sign in with Apple", "Bước 6: TVL Backend xác thực id_token", "Kullanıcı giriş yapar, İzin verir",
+        "User (browser) opens /login?next=home", "It's done.", "1. first", "1) first", "12 steps", "2024-01-01",
+        "- item", "x - y", "# heading", "> quote", "see www.apple.com", "https://apple.com/x", "a  b", " lead", "trail ",
+        "a\u{00A0}", "\u{00A0}a", "a\u{2003}b", "*em*", "_em_", "a_b_c", "`code`", "a < b", "a & b", "\"quoted\"", "[link](x)",
+        "a!", "~strike~", "back\\slash", "", " ", "ẞ ǅ ﬁ 🍎", "end.", "3.14 is pi", "v1.2", "e-mail: a@b.c", "ok:", "a:b",
+    ]
+
+    @Test func fastPathAgreesWithCmark() throws {
+        var titles = Self.samples
+        let flowsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("flows").path
+        for name in try FileManager.default.contentsOfDirectory(atPath: flowsDirectory) where name.hasSuffix(".md") {
+            let result = SpecParser().parse(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: flowsDirectory + "/" + name))), file: name)
+            let flow = try #require(result.flow)
+            titles.append(flow.title)
+            titles += flow.steps.map(\.title)
+            titles += flow.steps.flatMap { $0.alternates.map(\.label) }
+        }
+        #expect(titles.count > 60)
+        var fast = 0
+        for title in titles {
+            if MarkdownRenderer.isPlainInline(title) { fast += 1 }
+            #expect(MarkdownRenderer.inlineHTML(title) == Self.viaCmark(title), "\(title.debugDescription)")
+        }
+        #expect(fast > 10, "the fast path should serve ordinary titles")
+    }
+
+    @Test func memoizedRenderingGivesTheSameBytes() {
+        let source = "Some *prose* with a [link](https://example.com) and `code`.\n\n- a\n- b\n"
+        let first = MarkdownRenderer.html(source: source)
+        let plain = MarkdownRenderer.plainText(source: source)
+        #expect(MarkdownRenderer.html(source: source) == first)
+        #expect(MarkdownRenderer.html(source: source, allowRawHTML: true) == first)
+        #expect(MarkdownRenderer.plainText(source: source) == plain)
+        #expect(plain.contains("prose") && !plain.contains("*"))
+        // Raw HTML is kept apart from the safe rendering of the same source.
+        let raw = "<b>bold</b> text"
+        #expect(MarkdownRenderer.html(source: raw) != MarkdownRenderer.html(source: raw, allowRawHTML: true))
+        #expect(!MarkdownRenderer.html(source: raw).contains("<b>"))
+    }
+}
