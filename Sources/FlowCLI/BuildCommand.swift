@@ -56,9 +56,10 @@ struct BuildCommand: ParsableCommand {
                 throw ExitCode(2)
             }
         }
-        let options = SiteBuildOptions(
+        var options = SiteBuildOptions(
             inputs: paths, outputDirectory: out, configPath: config, results: siteResults, incremental: !clean
         )
+        options.skipTeardown = true  // the process exits right after; freeing the models would only cost time
         let report: SiteBuildReport
         do {
             report = try SiteBuilder(options: options).build()

@@ -78,12 +78,17 @@ public struct Linter: Sendable {
     }
 
     /// Semantic rules over already-parsed flows.
+    /// Per-flow rules run on all cores (results joined in flow order, so the output does not
+    /// depend on scheduling); corpus rules then see every flow.
     public func lint(flows: [Flow]) -> [Diagnostic] {
-        var diagnostics: [Diagnostic] = []
-        for flow in flows {
-            let context = RuleContext(flow: flow)
-            for rule in Self.flowRules { rule.check(context, into: &diagnostics) }
+        let perFlow = OrderedSlots<[Diagnostic]>(count: flows.count)
+        DispatchQueue.concurrentPerform(iterations: flows.count) { index in
+            var found: [Diagnostic] = []
+            let context = RuleContext(flow: flows[index])
+            for rule in Self.flowRules { rule.check(context, into: &found) }
+            perFlow.set(index, found)
         }
+        var diagnostics = perFlow.values.flatMap { $0 }
         for rule in Self.corpusRules { rule.check(flows, into: &diagnostics) }
         return diagnostics
     }
@@ -167,5 +172,25 @@ public enum SpecFiles {
             }
         }
         for subdirectory in subdirectories { collectSpecs(in: subdirectory, into: &found) }
+    }
+}
+
+/// Fixed slots written once each from concurrent iterations, read back in index order.
+final class OrderedSlots<Value>: @unchecked Sendable {
+    private var slots: [Value?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: Value) {
+        lock.lock()
+        slots[index] = value
+        lock.unlock()
+    }
+
+    var values: [Value] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.map { $0! }
     }
 }
