@@ -143,7 +143,9 @@ public enum SpecFiles {
             }
             files += found.sorted()
         }
-        return files
+        // A file named twice (`flows flows/a.md`) is read once.
+        var seen = Set<String>()
+        return files.filter { seen.insert($0).inserted }
     }
 
     /// `*.md` files under a folder, found with readdir and the entry types it reports (no stat per

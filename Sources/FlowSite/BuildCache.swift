@@ -4,10 +4,14 @@
 /// rebuild and must cost a few milliseconds for 10 000 flows. A damaged or older cache is
 /// ignored (the build is then a full one).
 struct BuildCache: Sendable {
-    static let formatVersion = "flowspec-site-cache 7"
+    static let formatVersion = "flowspec-site-cache 8"
+    /// The header: format, global key, number of shards. Its presence marks a flowspec site.
     static let relativePath = ".flowspec/cache"
+    /// Entries live in shards by path (the search index's shards), so a rebuild rewrites only
+    /// the shards whose entries changed and hard-links the others.
+    static func shardPath(_ shard: Int) -> String { ".flowspec/cache-\(shard)" }
 
-    struct Entry: Sendable {
+    struct Entry: Sendable, Equatable {
         var path: String
         /// Size and modification time of the spec when it was hashed (machine-specific).
         var stat: String
@@ -27,11 +31,45 @@ struct BuildCache: Sendable {
     var globalKey: String
     var entries: [Entry]
 
-    func serialized() -> [UInt8] {
+    /// Reads the header and every shard under a site folder; nil when any part is missing,
+    /// damaged or of another format (the build is then a full one).
+    static func load(from site: String, shards: Int) -> BuildCache? {
+        guard let header = try? FileSystem.read(site + "/" + relativePath) else { return nil }
+        var reader = FieldReader(header)
+        guard reader.line() == formatVersion, let globalKey = reader.field(), reader.count() == shards, reader.atEnd else { return nil }
+        var entries: [Entry] = []
+        for shard in 0..<shards {
+            guard let bytes = try? FileSystem.read(site + "/" + shardPath(shard)), let part = parseShard(bytes) else { return nil }
+            entries += part
+        }
+        return BuildCache(globalKey: globalKey, entries: entries)
+    }
+
+    /// Writes the header and the shards into a new site folder. A shard whose entries equal the
+    /// previous build's is hard-linked from `previousSite` instead of written.
+    func write(to site: String, shards: Int, shardOf: (String) -> Int, previous: BuildCache?, previousSite: String) throws {
+        var header = FieldWriter()
+        header.line(Self.formatVersion)
+        header.field(globalKey)
+        header.count(shards)
+        try FileSystem.write(header.bytes, to: site + "/" + Self.relativePath)
+        var current = [[Entry]](repeating: [], count: shards)
+        for entry in entries { current[shardOf(entry.path)].append(entry) }
+        var old = [[Entry]](repeating: [], count: shards)
+        for entry in previous?.entries ?? [] { old[shardOf(entry.path)].append(entry) }
+        for shard in 0..<shards {
+            let path = "/" + Self.shardPath(shard)
+            if previous != nil, current[shard] == old[shard], (try? FileSystem.linkOrCopy(previousSite + path, to: site + path)) != nil {
+                continue
+            }
+            try FileSystem.write(Self.serializeShard(current[shard]), to: site + path)
+        }
+    }
+
+    static func serializeShard(_ entries: [Entry]) -> [UInt8] {
         var writer = FieldWriter()
         writer.reserve(entries.reduce(0) { (sum: Int, entry: Entry) in sum + entry.card.utf8.count + 320 } + 64)
         writer.line(Self.formatVersion)
-        writer.field(globalKey)
         writer.count(entries.count)
         for e in entries {
             for field in [e.path, e.stat, e.contentHash, e.id, e.lang, e.translationOf, e.title, e.titleKey, e.pageKey, e.tags.joined(separator: "\u{1F}"), e.card, e.diagnostics] {
@@ -41,9 +79,9 @@ struct BuildCache: Sendable {
         return writer.bytes
     }
 
-    static func parse(_ bytes: [UInt8]) -> BuildCache? {
+    static func parseShard(_ bytes: [UInt8]) -> [Entry]? {
         var reader = FieldReader(bytes)
-        guard reader.line() == formatVersion, let globalKey = reader.field(), let count = reader.count(),
+        guard reader.line() == formatVersion, let count = reader.count(),
               count <= reader.remaining / 48 else { return nil }  // 12 length prefixes per entry
         var entries: [Entry] = []
         entries.reserveCapacity(count)
@@ -59,7 +97,7 @@ struct BuildCache: Sendable {
             ))
         }
         guard reader.atEnd else { return nil }
-        return BuildCache(globalKey: globalKey, entries: entries)
+        return entries
     }
 
     /// A search shard's cache: `path`, `fragment` per flow.

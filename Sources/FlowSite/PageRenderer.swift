@@ -409,14 +409,14 @@ struct PageRenderer: @unchecked Sendable {
         var count: Int
     }
 
-    func indexPage(cardsHTML: String, tags: [TagCount], flowCount: Int) -> String {
+    func indexPage(cardsHTML: [UInt8], tags: [TagCount], flowCount: Int) -> [UInt8] {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
-        context["cardsHTML"] = .string(cardsHTML)
+        context["cardsHTML"] = .bytes(cardsHTML)
         context["tags"] = .list(tags.map { ["name": .string($0.name), "count": .string(String($0.count)), "href": .string("index.html?tag=" + percentEncode($0.name))] })
         context["hasTags"] = .bool(!tags.isEmpty)
         context["flowCount"] = .string(String(flowCount))
-        return renderString(context, template: "index")
+        return render(context, template: "index")
     }
 
     func searchPage(shards: Int) -> String {

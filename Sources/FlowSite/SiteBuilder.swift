@@ -151,12 +151,10 @@ public struct SiteBuilder: Sendable {
         globalHash.combine(theme.hash)
         let globalKey = globalHash.description
         var cache: BuildCache?
-        let cacheBytes = options.incremental ? try? FileSystem.read(output + "/" + BuildCache.relativePath) : nil
-        timer.mark("read cache")
-        if let bytes = cacheBytes, let previous = BuildCache.parse(bytes), previous.globalKey == globalKey {
+        if options.incremental, let previous = BuildCache.load(from: output, shards: Self.searchShards), previous.globalKey == globalKey {
             cache = previous
         }
-        timer.mark("parse cache (entries)")
+        timer.mark("read cache")
         let cached = Dictionary((cache?.entries ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
 
         timer.mark("parse cache")
@@ -206,6 +204,7 @@ public struct SiteBuilder: Sendable {
         // Decide what to parse: everything without a cache; otherwise changed files and the
         // translation groups they touch (old and new ids), so switchers and corpus rules see them.
         var toParse = Set<String>()
+        var parsedEarly: [String: ParseResult] = [:]
         if cache == nil {
             toParse = Set(sources.map(\.path))
         } else {
@@ -221,7 +220,9 @@ public struct SiteBuilder: Sendable {
                 touchedGroups.insert(entry.translationOf.isEmpty ? entry.id : entry.translationOf)
             }
             // New ids and groups of changed files need their parse; do it now.
-            let changed = parse(sources.filter { toParse.contains($0.path) })
+            let changedSources = sources.filter { toParse.contains($0.path) }
+            let changed = parse(changedSources)
+            for (source, result) in zip(changedSources, changed) where parsedEarly[source.path] == nil { parsedEarly[source.path] = result }
             for result in changed {
                 if let flow = result.flow { touchedGroups.insert(flow.translationOf ?? flow.id) }
             }
@@ -240,7 +241,11 @@ public struct SiteBuilder: Sendable {
 
         timer.mark("parse changed")
         let parseSources = sources.filter { toParse.contains($0.path) }
-        let parsed = parse(parseSources)
+        // Files parsed above to learn their ids are not parsed again.
+        let remaining = parseSources.filter { parsedEarly[$0.path] == nil }
+        var parsedLate = Dictionary(zip(remaining.map(\.path), parse(remaining)), uniquingKeysWith: { first, _ in first })
+        parsedLate.merge(parsedEarly) { late, _ in late }
+        let parsed = parseSources.map { parsedLate[$0.path]! }
         var parsedFlows: [Flow] = []
         var parsedDiagnostics: [Diagnostic] = []
         for result in parsed {
@@ -426,7 +431,10 @@ public struct SiteBuilder: Sendable {
         for info in infos { for tag in Set(info.tags) { tagCounts[tag, default: 0] += 1 } }
         let tags = tagCounts.keys.sorted().map { PageRenderer.TagCount(name: $0, count: tagCounts[$0]!) }
         timer.mark("order")
-        let indexHTML = renderer.indexPage(cardsHTML: order.map { infos[$0].card }.joined(), tags: tags, flowCount: infos.count)
+        var cardsHTML: [UInt8] = []
+        cardsHTML.reserveCapacity(order.reduce(0) { $0 + infos[$1].card.utf8.count })
+        for index in order { cardsHTML.append(contentsOf: infos[index].card.utf8) }
+        let indexHTML = renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count)
         let searchHTML = renderer.searchPage(shards: Self.searchShards)
         timer.mark("index page")
 
@@ -508,7 +516,7 @@ public struct SiteBuilder: Sendable {
                     diagnostics: encoded.joined(separator: "\n")
                 )
             })
-            try FileSystem.write(newCache.serialized(), to: temporary + "/" + BuildCache.relativePath)
+            try newCache.write(to: temporary, shards: Self.searchShards, shardOf: Self.shard(of:), previous: cache, previousSite: output)
             timer.mark("write cache")
             try swapIn(temporary, output)
             timer.mark("swap")

@@ -18,6 +18,8 @@ public enum TemplateValue: Sendable {
     case object([String: TemplateValue])
     /// A string table (UI labels) used as an object without converting every entry.
     case table([String: String])
+    /// UTF-8 text as bytes (large fragments such as the index's cards, copied without a String).
+    case bytes([UInt8])
 
     /// `.string(text)` when there is text, `false` otherwise (for `{{#x}}…{{/x}}` guards).
     static func optional(_ text: String?) -> TemplateValue {
@@ -32,6 +34,7 @@ public enum TemplateValue: Sendable {
         case .list(let items): return items.map(\.anyValue)
         case .object(let fields): return fields.mapValues(\.anyValue)
         case .table(let table): return table
+        case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
         }
     }
 
@@ -150,6 +153,8 @@ struct TemplateLibrary: Sendable {
                 if escaped { Self.appendEscaped(text, to: &out) } else { out.append(contentsOf: text.utf8) }
             case .bool(let flag):
                 out.append(contentsOf: (flag ? "true" : "false").utf8)
+            case .bytes(let bytes):
+                if escaped { Self.appendEscaped(String(decoding: bytes, as: UTF8.self), to: &out) } else { out.append(contentsOf: bytes) }
             case .list, .object, .table:
                 break
             }
@@ -164,7 +169,7 @@ struct TemplateLibrary: Sendable {
                 }
             case .bool(let flag):
                 if flag { render(nodes, &state, into: &out) }
-            case .string, .object, .table:
+            case .string, .object, .table, .bytes:
                 state.stack.append(value)
                 render(nodes, &state, into: &out)
                 state.stack.removeLast()
@@ -181,7 +186,7 @@ struct TemplateLibrary: Sendable {
                 state.stack.removeLast()
             case .bool(let flag)?:
                 if !flag { render(nodes, &state, into: &out) }
-            case .string?, .object?, .table?:
+            case .string?, .object?, .table?, .bytes?:
                 break
             }
         case .block(let name, let defaultNodes, let indentation):

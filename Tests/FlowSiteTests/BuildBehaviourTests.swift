@@ -73,23 +73,30 @@ struct BuildBehaviourTests {
     /// A damaged, truncated or foreign cache is ignored: the build is a full one and its output
     /// equals a clean build; nothing traps on the bytes it reads.
     @Test(arguments: [
-        "truncated", "garbage", "huge-count", "empty", "old-format",
+        "truncated", "garbage", "huge-count", "empty", "old-format", "shard-truncated", "shard-missing", "shard-huge-count",
     ])
     func damagedCacheMeansAFullBuild(damage: String) throws {
         let scratch = try Scratch()
         try threeFlows(scratch)
         #expect(try scratch.build().succeeded)
-        let cachePath = scratch.out + "/" + BuildCache.relativePath
+        // The shard holding flow-a's entry (the others may be empty).
+        let shard = SiteBuilder.shard(of: scratch.root + "/flows/a.md")
+        let cachePath = scratch.out + "/" + (damage.hasPrefix("shard") ? BuildCache.shardPath(shard) : BuildCache.relativePath)
         var bytes = try FileSystem.read(cachePath)
         switch damage {
-        case "truncated": bytes = Array(bytes.prefix(bytes.count / 2))
+        case "truncated", "shard-truncated": bytes = Array(bytes.prefix(bytes.count / 2))
         case "garbage": bytes = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }
         case "huge-count": bytes = Array((BuildCache.formatVersion + "\n").utf8) + [0, 0, 0, 0] + [0xFF, 0xFF, 0xFF, 0xFF]
+        case "shard-huge-count": bytes = Array((BuildCache.formatVersion + "\n").utf8) + [0xFF, 0xFF, 0xFF, 0xFF]
         case "empty": bytes = []
         default: bytes = Array("flowspec-site-cache 5\nglobal\tx\n".utf8)
         }
-        try FileSystem.write(bytes, to: cachePath)
-        #expect(BuildCache.parse(bytes) == nil)
+        if damage == "shard-missing" {
+            try FileManager.default.removeItem(atPath: cachePath)
+        } else {
+            try FileSystem.write(bytes, to: cachePath)
+        }
+        #expect(BuildCache.load(from: scratch.out, shards: SiteBuilder.searchShards) == nil)
         let rebuilt = try scratch.build()
         #expect(rebuilt.succeeded)
         #expect(rebuilt.renderedPages.count == 4, "a damaged cache must not reuse pages")
@@ -106,13 +113,12 @@ struct BuildBehaviourTests {
             path: "flows/ä.md", stat: "12:3.4", contentHash: "abc", id: "a", lang: "vi", translationOf: "", title: "Đăng nhập\tB",
             titleKey: "đăng nhập\tb", pageKey: "k", tags: ["x", "", "y z"], card: "<li>\n\\</li>", diagnostics: "{\"a\":1}\n{}"
         )
-        let cache = BuildCache(globalKey: "g", entries: [entry, BuildCache.Entry(path: "p", stat: "", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", pageKey: "", tags: [], card: "", diagnostics: "")])
-        let parsed = try #require(BuildCache.parse(cache.serialized()))
-        #expect(parsed.globalKey == "g")
-        #expect(parsed.entries.count == 2)
-        #expect(parsed.entries[0].title == entry.title && parsed.entries[0].tags == entry.tags && parsed.entries[0].card == entry.card)
-        #expect(parsed.entries[0].diagnostics == entry.diagnostics && parsed.entries[0].path == entry.path)
-        #expect(parsed.entries[1].tags.isEmpty)
+        let empty = BuildCache.Entry(path: "p", stat: "", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", pageKey: "", tags: [], card: "", diagnostics: "")
+        let parsed = try #require(BuildCache.parseShard(BuildCache.serializeShard([entry, empty])))
+        #expect(parsed == [entry, empty])
+        #expect(parsed[1].tags.isEmpty)
+        #expect(BuildCache.parseShard(BuildCache.serializeShard([])) == [])
+        #expect(BuildCache.parseShard(Array(BuildCache.serializeShard([entry]).dropLast())) == nil)
         let fragments = BuildCache.serializeFragments([("a.md", "[1,\"x\\ty\"]"), ("b.md", "")])
         #expect(BuildCache.parseFragments(fragments) == ["a.md": "[1,\"x\\ty\"]", "b.md": ""])
         #expect(BuildCache.parseFragments(Array(fragments.dropLast(3))) == [:])

@@ -86,7 +86,7 @@ struct TemplateEngineTests {
             })
             _ = renderer.card(flow)
         }
-        _ = renderer.indexPage(cardsHTML: "<li>x</li>", tags: [.init(name: "auth", count: 2)], flowCount: flows.count)
+        _ = renderer.indexPage(cardsHTML: Array("<li>x</li>".utf8), tags: [.init(name: "auth", count: 2)], flowCount: flows.count)
         _ = renderer.searchPage(shards: 3)
         let renders = log.all
         #expect(Set(renders.map(\.name)).isSuperset(of: ["flow", "card", "index", "search", "token-cases"]))
