@@ -5,18 +5,22 @@
 #      provider JWKS endpoint), the floor for the HTTP part;
 #   3. OpenSSL's own RS256 sign rate (`openssl speed -seconds 3 rsa2048`), the floor for minting.
 # Prints a Markdown block to paste into docs/benchmarks.md ("check" section).
-# Usage: bench/check-bench.sh [runs=3]
+# Usage: bench/check-bench.sh [runs=3]        (FLOWSPEC=path/to/flowspec to skip the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
-scratch=.build-bench
 out=$(mktemp -d)
 trap 'rm -rf "$out"; [ -n "${mock_pid:-}" ] && kill "$mock_pid" 2>/dev/null || true' EXIT
 
 command -v wrk >/dev/null || { echo "installing wrk (Debian)…" >&2; apt-get install -y wrk >/dev/null; }
 
-swift build -c release --scratch-path "$scratch" --product flowspec >&2
-bin="$scratch/release/flowspec"
+# FLOWSPEC=path/to/flowspec uses that binary; otherwise a release build in .build/.
+if [ -n "${FLOWSPEC:-}" ]; then
+  bin=$FLOWSPEC
+else
+  swift build -c release --product flowspec >&2
+  bin=".build/release/flowspec"
+fi
 
 echo "## check (measured $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m))"
 echo

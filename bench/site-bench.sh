@@ -18,6 +18,7 @@ for tool in "$FLOWSPEC" cmark-gfm hugo /usr/bin/time python3; do
   command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/flowspec-bench.XXXXXX")
+mkdir -p "$WORK/trash"
 trap 'rm -rf "$WORK"' EXIT
 
 # generate N DIR: N specs in DIR/flows (flowspec), DIR/md (plain Markdown for cmark), DIR/hugo (hugo site).
@@ -75,15 +76,20 @@ measure() {
   echo "$label $(( (end - start) / 1000 ))e-6 $rss" >>"$WORK/results"
 }
 
-# best LABEL OUTPUT CMD...: RUNS runs, each from the same state (OUTPUT removed, the file system
-# synced, so no run pays for the previous one's deletions); the table keeps the fastest.
+# best LABEL OUTPUT CMD...: RUNS runs, each from the same state: OUTPUT absent and the file
+# system synced. Earlier outputs are moved aside, not deleted, until the script ends: on ext4 a
+# file created within ~30 s of many deletions pays for them (inode allocation skips recently
+# deleted inodes one by one), which made any run after a deletion up to 2x slower, whichever
+# tool it was. The table keeps the fastest run.
 best() {
   local label=$1 output=$2; shift 2
-  for _ in $(seq "$RUNS"); do
-    rm -rf "$output"; sync; sleep 1
+  for run in $(seq "$RUNS"); do
+    [ -e "$output" ] && mv "$output" "$WORK/trash/$label-$run-$RANDOM"
+    sync; sleep 1
     measure "$label" "$@"
   done
-  rm -rf "$output"
+  [ -e "$output" ] && mv "$output" "$WORK/trash/$label-last-$RANDOM"
+  true
 }
 
 echo "| flows | tool | wall (s) | peak RSS (MiB) | pages/s | × cmark-gfm (per file) | × hugo |"
@@ -100,7 +106,7 @@ for n in "${SIZES[@]}"; do
   best "cmark-gfm-batch" "$dir/cmark" sh -c 'mkdir -p "$1/cmark" && cat "$1"/md/*.md | cmark-gfm -e table -e strikethrough -e autolink >"$1/cmark/all.html"' sh "$dir"
   best "hugo" "$dir/hugo-out" hugo --quiet -s "$dir/hugo" -d "$dir/hugo-out"
   # Incremental: build once, then change one flow's title and rebuild (best of 3).
-  rm -rf "$dir/site"; "$FLOWSPEC" build "$dir/flows" --out "$dir/site" --config "$dir/site.yml" >/dev/null 2>&1; sync; sleep 1
+  "$FLOWSPEC" build "$dir/flows" --out "$dir/site" --config "$dir/site.yml" >/dev/null 2>&1; sync; sleep 1
   for attempt in 1 2 3; do
     sed -i "0,/^title: /s/^title: \(.*\)$/title: \1 (edit $attempt)/" "$dir/flows/flow-00000.md"
     measure "flowspec-incremental" "$FLOWSPEC" build "$dir/flows" --out "$dir/site" --config "$dir/site.yml"
@@ -125,5 +131,5 @@ for label in ("flowspec", "cmark-gfm", "cmark-gfm-batch", "hugo"):
 wall, rss = min(incremental)
 print("| %d | flowspec, 1 flow changed | %.3f | %.0f | | | |" % (n, wall, rss / 1024))
 PY
-  rm -rf "$dir"
+  mv "$dir" "$WORK/trash/n$n"
 done

@@ -96,28 +96,12 @@ public struct Linter: Sendable {
     /// Parses files on all cores; results come back in file order.
     private func parseAll(_ files: [String]) -> [ParseResult] {
         let parser = self.parser
-        let results = ResultSlots(count: files.count)
+        let results = OrderedSlots<ParseResult>(count: files.count)
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
             results.set(index, parser.parse(fileAt: files[index]))
         }
         return results.values
     }
-}
-
-/// Fixed slots written once each from concurrent iterations.
-private final class ResultSlots: @unchecked Sendable {
-    private var slots: [ParseResult?]
-    private let lock = NSLock()
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: ParseResult) {
-        lock.lock()
-        slots[index] = value
-        lock.unlock()
-    }
-
-    var values: [ParseResult] { slots.map { $0! } }
 }
 
 /// Turns command-line paths into the list of spec files.
@@ -177,20 +161,27 @@ public enum SpecFiles {
     }
 }
 
-/// Fixed slots written once each from concurrent iterations, read back in index order.
-final class OrderedSlots<Value>: @unchecked Sendable {
+/// Fixed slots written once each from concurrent iterations (`DispatchQueue.concurrentPerform`),
+/// read back in index order so results never depend on scheduling.
+public final class OrderedSlots<Value>: @unchecked Sendable {
     private var slots: [Value?]
     private let lock = NSLock()
 
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    public init(count: Int) { slots = Array(repeating: nil, count: count) }
 
-    func set(_ index: Int, _ value: Value) {
+    public func set(_ index: Int, _ value: Value) {
         lock.lock()
         slots[index] = value
         lock.unlock()
     }
 
-    var values: [Value] {
+    public func get(_ index: Int) -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots[index]!
+    }
+
+    public var values: [Value] {
         lock.lock()
         defer { lock.unlock() }
         return slots.map { $0! }

@@ -178,7 +178,7 @@ public struct SiteBuilder: Sendable {
                 toRead.append(index)
             }
         }
-        let reads = Slots<Result<(bytes: [UInt8], hash: String), FileSystem.Error>>(count: toRead.count)
+        let reads = OrderedSlots<Result<(bytes: [UInt8], hash: String), FileSystem.Error>>(count: toRead.count)
         let readIndices = toRead
         DispatchQueue.concurrentPerform(iterations: readIndices.count) { position in
             do {
@@ -362,7 +362,7 @@ public struct SiteBuilder: Sendable {
         // Render pages, cards and search entries on all cores.
         let needsCard = infos.indices.filter { infos[$0].flow != nil }
         let work = Array(Set(renderIndices + needsCard)).sorted()
-        let slots = Slots<(error: String?, card: String, search: String)>(count: work.count)
+        let slots = OrderedSlots<(error: String?, card: String, search: String)>(count: work.count)
         let renderSet = Set(renderIndices)
         let infosSnapshot = infos
         let groupsSnapshot = groups
@@ -561,7 +561,7 @@ public struct SiteBuilder: Sendable {
     }
 
     private func parse(_ sources: [Source]) -> [ParseResult] {
-        let slots = Slots<ParseResult>(count: sources.count)
+        let slots = OrderedSlots<ParseResult>(count: sources.count)
         let parser = self.parser
         DispatchQueue.concurrentPerform(iterations: sources.count) { index in
             let source = sources[index]
@@ -621,26 +621,6 @@ final class PhaseTimer: @unchecked Sendable {
         let ms = Double(now.uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000
         FileHandle.standardError.write(Data("[site] \(phase): \(String(format: "%.1f", ms)) ms\n".utf8))
         last = now
-    }
-}
-
-/// Fixed slots written once each from concurrent iterations.
-final class Slots<Value>: @unchecked Sendable {
-    private var values: [Value?]
-    private let lock = NSLock()
-
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Value) {
-        lock.lock()
-        values[index] = value
-        lock.unlock()
-    }
-
-    func get(_ index: Int) -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return values[index]!
     }
 }
 

@@ -12,6 +12,18 @@ struct BuildBehaviourTests {
         try scratch.write("flows/c.md", sampleSpec(id: "flow-c", title: "Flow C"))
     }
 
+    /// The site in `scratch.out` equals a clean build of the same input, byte for byte.
+    func expectEqualToACleanBuild(_ scratch: Scratch, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let clean = scratch.root + "/clean-\(UUID().uuidString)"
+        #expect(try scratch.build(out: clean, incremental: false).succeeded, sourceLocation: sourceLocation)
+        let incremental = try Scratch.snapshot(scratch.out)
+        let full = try Scratch.snapshot(clean)
+        #expect(incremental.keys.sorted() == full.keys.sorted(), sourceLocation: sourceLocation)
+        for name in full.keys.sorted() {
+            #expect(incremental[name] == full[name], "\(name) differs from a clean build", sourceLocation: sourceLocation)
+        }
+    }
+
     @Test func twoBuildsAreByteIdentical() throws {
         let scratch = try Scratch()
         try threeFlows(scratch)
@@ -100,12 +112,7 @@ struct BuildBehaviourTests {
         let rebuilt = try scratch.build()
         #expect(rebuilt.succeeded)
         #expect(rebuilt.renderedPages.count == 4, "a damaged cache must not reuse pages")
-        let clean = scratch.root + "/clean"
-        #expect(try scratch.build(out: clean, incremental: false).succeeded)
-        let incremental = try Scratch.snapshot(scratch.out)
-        let full = try Scratch.snapshot(clean)
-        #expect(incremental.keys.sorted() == full.keys.sorted())
-        for name in full.keys.sorted() { #expect(incremental[name] == full[name], "\(name) differs from a clean build") }
+        try expectEqualToACleanBuild(scratch)
     }
 
     @Test func cacheRoundTrips() throws {
@@ -154,12 +161,7 @@ struct BuildBehaviourTests {
             #expect(same == (shard != changedShard), "search shard \(shard) rewritten: \(!same)")
         }
         // The rebuilt site equals a clean build of the same input.
-        let clean = scratch.root + "/clean"
-        #expect(try scratch.build(out: clean, incremental: false).succeeded)
-        let incremental = try Scratch.snapshot(scratch.out)
-        let full = try Scratch.snapshot(clean)
-        #expect(incremental.keys.sorted() == full.keys.sorted())
-        for name in full.keys.sorted() { #expect(incremental[name] == full[name], "\(name) differs from a clean build") }
+        try expectEqualToACleanBuild(scratch)
     }
 
     @Test func changingATitleRerendersItsTranslationsSwitcher() throws {
