@@ -95,7 +95,7 @@ let package = Package(
         .executableTarget(name: "flowspec", dependencies: ["FlowCLI"]),
 
         .testTarget(name: "FlowModelTests", dependencies: ["FlowModel"]),
-        .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel"]),
+        .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowParser", "FlowLint", "FlowModel"]),
         // swift-mustache is the reference the theme renderer's output is compared with, byte for byte.
         .testTarget(

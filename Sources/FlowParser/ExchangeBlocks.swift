@@ -150,7 +150,7 @@ struct ExpectBlockParser {
     func parse(diagnostics: inout [Diagnostic]) -> Expectation? {
         let node: Node?
         do {
-            node = try Yams.compose(yaml: block.literal, .default, .default, .utf8)
+            node = try Yams.compose(yaml: block.literal, .basic, .default, .utf8)
         } catch let yamlError as YamlError {
             let (mark, problem) = FrontMatterParser.describe(yamlError)
             diagnostics.append(error("YAML error in expect block: \(problem)", at: mark,
@@ -259,7 +259,7 @@ struct ExpectBlockParser {
                 }
                 return .type(type)
             case "exists":
-                guard let flag = value.bool else {
+                guard let flag = value.typed.bool else {
                     diagnostics.append(error("`exists` takes true or false", at: value.mark)); return nil
                 }
                 return .exists(flag)
@@ -282,6 +282,7 @@ struct ExpectBlockParser {
 /// Converts a YAML node to JSON, resolving plain scalars (numbers, booleans, null) the YAML way
 /// and keeping quoted scalars as strings.
 func jsonValue(_ node: Node) -> JSONValue {
+    let node = node.typed
     switch node {
     case .scalar(let scalar):
         if scalar.style == .plain {
@@ -315,5 +316,17 @@ enum RegexValidity {
         let valid = (try? Regex(pattern)) != nil
         lock.withLock { known[pattern] = valid }
         return valid
+    }
+}
+
+extension Node {
+    /// This node with YAML's default (1.1) resolution of plain scalars (bool, int, float, null…).
+    /// Specs are composed with the basic resolver, under which every scalar is a string: Yams
+    /// hashes every mapping key to find duplicates, and with the default resolver each hash ran
+    /// up to seven regular expressions (a tenth of a large build). Typed reads resolve here, on
+    /// the few scalars that need it; explicitly tagged scalars (`!!str true`) keep their tag.
+    public var typed: Node {
+        guard case .scalar(let scalar) = self, scalar.tag.rawValue.isEmpty else { return self }
+        return .scalar(Node.Scalar(scalar.string, Tag(.implicit, .default, .default), scalar.style, scalar.mark, scalar.anchor))
     }
 }

@@ -145,7 +145,7 @@ struct FrontMatterParser {
         }
         let node: Node?
         do {
-            node = try Yams.compose(yaml: block.yaml, .default, .default, .utf8)
+            node = try Yams.compose(yaml: block.yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             let (mark, problem) = Self.describe(error)
             report("FS102", at: location(mark), "YAML error in front matter: \(problem)",

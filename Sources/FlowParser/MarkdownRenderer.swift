@@ -40,31 +40,40 @@ public enum MarkdownRenderer {
     static func isPlainInline(_ text: String) -> Bool {
         var previous: UInt8 = 0x20
         var first = true
+        var onlyDigits = true  // `1.` or `1)` at the start would begin an ordered list
+        var ws = 0  // `w`s in a row: `www.` begins an autolink
+        var colonSlashes = 0  // progress through `://`, which begins one too
         for byte in text.utf8 {
             switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x80...0xFF:
+            case 0x30...0x39:
                 break
+            case 0x41...0x5A, 0x61...0x7A:
+                onlyDigits = false
+            case 0x80...0xFF:
+                // A Unicode space at the start is trimmed by cmark: leave that to it.
+                if first, let head = text.unicodeScalars.first, head.properties.isWhitespace { return false }
+                onlyDigits = false
             case 0x20:
                 if previous == 0x20 { return false }  // leading or double space
-            case UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "?"),
-                 UInt8(ascii: "'"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"):
+                onlyDigits = false
+            case UInt8(ascii: "."), UInt8(ascii: ")"):
+                if first || onlyDigits || ws >= 3 { return false }
+            case UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "("), UInt8(ascii: "?"), UInt8(ascii: "'"),
+                 UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: ":"):
                 if first { return false }
+                onlyDigits = false
             default:
                 return false
             }
+            ws = byte == UInt8(ascii: "w") || byte == UInt8(ascii: "W") ? ws + 1 : 0
+            colonSlashes = byte == UInt8(ascii: ":") ? 1 : (byte == UInt8(ascii: "/") && colonSlashes > 0 ? colonSlashes + 1 : 0)
+            if colonSlashes == 3 { return false }
             first = false
             previous = byte
         }
-        if previous == 0x20 { return false }  // empty or trailing space
-        // Non-breaking and other Unicode spaces are stripped by cmark at the ends: stay exact.
-        if let last = text.unicodeScalars.last, last.properties.isWhitespace { return false }
-        if let head = text.unicodeScalars.first, head.properties.isWhitespace { return false }
-        if text.contains("www.") || text.contains("://") || text.contains("WWW.") { return false }
-        // `1.` or `1)` at the start would begin an ordered list.
-        if let dot = text.utf8.firstIndex(where: { !(0x30...0x39).contains($0) }), dot != text.utf8.startIndex,
-           text.utf8[dot] == UInt8(ascii: ".") || text.utf8[dot] == UInt8(ascii: ")") {
-            return false
-        }
+        if first || previous == 0x20 { return false }  // empty or trailing space
+        // A Unicode space at the end is trimmed by cmark too.
+        if previous >= 0x80, let last = text.unicodeScalars.last, last.properties.isWhitespace { return false }
         return true
     }
 

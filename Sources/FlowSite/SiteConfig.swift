@@ -59,7 +59,7 @@ public struct SiteConfig: Sendable, Hashable {
         var config = SiteConfig()
         let node: Node?
         do {
-            node = try Yams.compose(yaml: text, .default, .default, .utf8)
+            node = try Yams.compose(yaml: text, .basic, .default, .utf8)
         } catch {
             throw Error(file: file, message: "not valid YAML: \(error)")
         }
@@ -84,7 +84,7 @@ public struct SiteConfig: Sendable, Hashable {
             case "languages": config.languages = try strings(value, key)
             case "navigation": config.navigation = try strings(value, key)
             case "allow-raw-html", "allow_raw_html":
-                guard let bool = value.bool else { throw Error(file: file, message: "`\(key)` must be true or false") }
+                guard let bool = value.typed.bool else { throw Error(file: file, message: "`\(key)` must be true or false") }
                 config.allowRawHTML = bool
             case "flows": config.flows = try strings(value, key)
             case "theme": config.themeDirectory = try string(value, key)

@@ -1,4 +1,5 @@
 import FlowModel
+import Yams
 import Foundation
 import Testing
 @testable import FlowParser
@@ -54,5 +55,49 @@ struct MarkdownFastPathTests {
         let raw = "<b>bold</b> text"
         #expect(MarkdownRenderer.html(source: raw) != MarkdownRenderer.html(source: raw, allowRawHTML: true))
         #expect(!MarkdownRenderer.html(source: raw).contains("<b>"))
+    }
+}
+
+/// Specs are composed with Yams' basic resolver (no regular expression per key); typed values
+/// are resolved on demand and must read as YAML 1.1 reads them.
+@Suite("YAML values")
+struct YAMLValueTests {
+    @Test func expectValuesKeepTheirYAMLTypes() throws {
+        let literal = """
+        json:
+          $.a: 1
+          $.b: true
+          $.c: null
+          $.d: "1"
+          $.e: yes
+          $.f: 1.5
+          $.g: !!str true
+          $.h: ~
+          $.i: 0x1F
+          $.j: [1, "x", false]
+          $.k: { exists: false }
+          $.l: Apple
+        """
+        let node = try #require(try Yams.compose(yaml: literal, .basic, .default, .utf8))
+        let json = try #require(node["json"]?.mapping)
+        var values: [String: JSONValue] = [:]
+        for (key, value) in json { values[key.string ?? ""] = jsonValue(value) }
+        #expect(values["$.a"] == .number(1))
+        #expect(values["$.b"] == .bool(true))
+        #expect(values["$.c"] == .null)
+        #expect(values["$.d"] == .string("1"))
+        #expect(values["$.e"] == .bool(true))
+        #expect(values["$.f"] == .number(1.5))
+        #expect(values["$.g"] == .string("true"))
+        #expect(values["$.h"] == .null)
+        #expect(values["$.i"] == .number(31))
+        #expect(values["$.j"] == .array([.number(1), .string("x"), .bool(false)]))
+        #expect(values["$.l"] == .string("Apple"))
+        #expect(json.first { $0.key.string == "$.k" }?.value["exists"]?.typed.bool == false)
+    }
+
+    @Test func duplicateKeysAreStillFound() {
+        let result = SpecParser().parse(bytes: Array("---\nid: a\nid: b\ntitle: T\n---\n# T\n".utf8), file: "dup.md")
+        #expect(result.diagnostics.contains { $0.code == "FS102" && $0.message.lowercased().contains("duplicate") }, "\(result.diagnostics.map(\.message))")
     }
 }
