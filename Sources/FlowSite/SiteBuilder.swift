@@ -421,8 +421,10 @@ public struct SiteBuilder: Sendable {
         let order = infos.indices.sorted { a, b in
             let x = keys[a], y = keys[b]
             if x.navigation != y.navigation { return x.navigation < y.navigation }
-            if x.groupTitle != y.groupTitle { return x.groupTitle < y.groupTitle }
-            if x.group != y.group { return x.group < y.group }
+            // Byte order (not Unicode canonical order, which is slow for non-ASCII titles):
+            // deterministic, and the same as canonical order for ASCII.
+            if x.groupTitle != y.groupTitle { return x.groupTitle.utf8.lexicographicallyPrecedes(y.groupTitle.utf8) }
+            if x.group != y.group { return x.group.utf8.lexicographicallyPrecedes(y.group.utf8) }
             if x.isOriginal != y.isOriginal { return x.isOriginal }
             if x.language != y.language { return x.language < y.language }
             return x.id < y.id

@@ -75,14 +75,19 @@ public struct Theme: Sendable {
         guard let labelBytes = files["labels.yml"], let labelText = String(validating: labelBytes, as: UTF8.self) else {
             throw Error(message: "theme has no labels.yml")
         }
-        let parsed: Any?
-        do { parsed = try Yams.load(yaml: labelText, .default, .default, .utf8) } catch { throw Error(message: "theme labels.yml: \(error)") }
-        guard let root = parsed as? [String: Any] else { throw Error(message: "theme labels.yml must be a mapping") }
+        // Labels are text: composed with the basic resolver, `yes` stays `yes` (and no regular
+        // expression runs per scalar, on every build).
+        let parsed: Node?
+        do { parsed = try Yams.compose(yaml: labelText, .basic, .default, .utf8) } catch { throw Error(message: "theme labels.yml: \(error)") }
+        guard let root = parsed?.mapping else { throw Error(message: "theme labels.yml must be a mapping") }
         var tables: [String: [String: String]] = [:]
         var names: [String: String] = [:]
-        for (key, value) in root {
-            guard let table = value as? [String: Any] else { continue }
-            let strings = table.reduce(into: [String: String]()) { $0[$1.key] = "\($1.value)" }
+        for (keyNode, value) in root {
+            guard let key = keyNode.string, let table = value.mapping else { continue }
+            var strings: [String: String] = [:]
+            for (labelKey, label) in table {
+                if let name = labelKey.string, let text = label.string { strings[name] = text }
+            }
             if key == "language-names" { names = strings } else { tables[key] = strings }
         }
         for (language, overrides) in labelOverrides {
