@@ -37,7 +37,7 @@ struct BuildCommand: ParsableCommand {
     @Option(name: .long, help: "Site configuration (default: site/site.yml when it exists).")
     var config: String?
 
-    @Option(name: .long, help: "Check results to show beside the specs (SiteResults JSON).")
+    @Option(name: .long, help: "Check results to show beside the specs: the JSON report of `flowspec check` (or a SiteResults file).")
     var results: String?
 
     @Flag(name: .long, help: "Render every page, ignoring the previous build.")
@@ -50,7 +50,7 @@ struct BuildCommand: ParsableCommand {
         var siteResults: SiteResults?
         if let results {
             do {
-                siteResults = try SiteResults.load(path: results)
+                siteResults = try ResultsInput.load(path: results)
             } catch {
                 Terminal.writeError("error: cannot read results \(results): \(error)\n")
                 throw ExitCode(2)

@@ -151,7 +151,8 @@ struct PageRenderer: @unchecked Sendable {
         })
 
         // Diagrams.
-        context["sequenceSVG"] = .string(SequenceDiagram(flow: flow, labels: labels).render())
+        let failingSteps = Set(flowResult?.steps.filter { $0.verdict.status == .fail }.map(\.step) ?? [])
+        context["sequenceSVG"] = .string(SequenceDiagram(flow: flow, labels: labels, failingSteps: failingSteps).render())
         context["stateSVG"] = .string(StateDiagram(flow: flow, labels: labels).render())
 
         // Steps.

@@ -10,6 +10,9 @@ import FlowModel
 struct SequenceDiagram {
     let flow: Flow
     let labels: Labels
+    /// Steps whose check verdict is a failure: their arrows are drawn as failing (`msg-fail`),
+    /// and the tooltip says so; the arrow links to the step, where the evidence is.
+    var failingSteps: Set<Int> = []
 
     // Geometry (px).
     private let boxHeight = 36
@@ -134,8 +137,10 @@ struct SequenceDiagram {
             let x1 = xs[message.from], x2 = xs[message.to]
             let textHeight = message.lines.count * lineHeight
             let arrowY = y + textHeight + 4
-            let kindClass = message.isReturn ? "msg msg-return" : (message.isSelf ? "msg msg-self" : "msg msg-call")
+            let failing = failingSteps.contains(step.number)
+            let kindClass = (message.isReturn ? "msg msg-return" : (message.isSelf ? "msg msg-self" : "msg msg-call")) + (failing ? " msg-fail" : "")
             let tooltip = "\(step.number). \(PlainText.of(step.title)) (\(names[message.from]) → \(names[message.to]))"
+                + (failing ? " — " + labels["verdict_fail"] : "")
             body.open("a", ["href": "#\(step.anchor)", "class": kindClass, "data-step": String(step.number)])
             body.element("title", [:], text: tooltip)
             if message.isSelf {

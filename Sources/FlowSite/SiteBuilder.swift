@@ -157,7 +157,7 @@ public struct SiteBuilder: Sendable {
         timer.mark("read cache")
         let cached = Dictionary((cache?.entries ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
 
-        timer.mark("parse cache")
+        timer.mark("cache index")
         // Sources: read and fingerprint every spec.
         var diagnostics: [Diagnostic] = []
         let inputs = options.inputs.isEmpty ? config.flows : options.inputs

@@ -12,6 +12,8 @@ public struct SiteResults: Codable, Sendable, Hashable {
         case fail
         /// The step or case cannot be run by the checker (UI-only steps): never shown as passed.
         case notExecutable = "not-executable"
+        /// An informational case: its outcome is reported, it neither passes nor fails.
+        case info
     }
 
     public struct Verdict: Codable, Sendable, Hashable {

@@ -1,6 +1,7 @@
-import FlowCLI
+@testable import FlowCLI
 import FlowCheck
 import FlowMocks
+import FlowSite
 import Foundation
 import Testing
 
@@ -86,6 +87,44 @@ extension CheckServers {
             #expect(failing == entry.cases, "\(defect): unexpected failures \(failing.subtracting(entry.cases).sorted())")
         }
         #expect(report.backend.defects == [defect])
+    }
+
+    /// The README's main job ends with `flowspec build --results <the check's JSON report>`:
+    /// the report is read as is, and a caught defect shows on the page (failing step and arrow,
+    /// failing case chip, evidence) while passing steps stay passed.
+    @Test func checkReportOverlaysTheSite() async throws {
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-overlay-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        let output = CapturedOutput()
+        let code = await CheckCLI.run(arguments: [Fixtures.repositoryFlows, "--flow", "apple-sign-in-native", "--defect", "skip-nonce", "--concurrency", "8", "--report", "json:\(json.path)"], console: output.console)
+        #expect(code == 1)
+        let results = try ResultsInput.load(path: json.path)
+        let native = try #require(results.result(for: "apple-sign-in-native"))
+        #expect(results.label?.contains("skip-nonce") == true)
+        let failedCases = native.cases.filter { $0.verdict.status == .fail }
+        #expect(!failedCases.isEmpty && failedCases.allSatisfy { $0.rule.contains("nonce") }, "\(failedCases.map(\.caseID))")
+        #expect(failedCases.allSatisfy { $0.verdict.evidence?.contains("apple-sign-in-native/") == true })
+        #expect(native.cases.contains { $0.verdict.status == .pass })
+        let failedSteps = Set(native.steps.filter { $0.verdict.status == .fail }.map(\.step))
+        #expect(!failedSteps.isEmpty)
+        #expect(native.steps.contains { $0.verdict.status == .notExecutable })
+
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-overlay-site-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let flows = Fixtures.repositoryFlows
+        let config = URL(fileURLWithPath: flows).deletingLastPathComponent().appendingPathComponent("site/site.yml").path
+        let report = try SiteBuilder(options: SiteBuildOptions(inputs: [flows], outputDirectory: out, configPath: config, results: results)).build()
+        #expect(report.succeeded)
+        let page = try String(contentsOfFile: out + "/flows/apple-sign-in-native.html", encoding: .utf8)
+        for step in failedSteps {
+            #expect(page.contains("has-verdict verdict-fail\" id=\"step-\(step)\""), "step \(step) not marked failed")
+            #expect(page.contains("msg-fail\" data-step=\"\(step)\""), "arrow of step \(step) not marked")
+        }
+        #expect(page.contains("verdict-fail\">\(failedCases[0].caseID)</span>"))
+        #expect(page.contains("skip-nonce"))
+        // A report that is neither format is refused with a clear message.
+        try Data("{\"flows\": [{}]}".utf8).write(to: json)
+        #expect(throws: ResultsInput.Error.self) { try ResultsInput.load(path: json.path) }
     }
 
     @Test func everyDefectIsCoveredByThisTest() {
