@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "FlowMocks",
             dependencies: [
-                "FlowModel", "JOSE",
+                "FlowModel", "FlowParser", "JOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "FlowCheck",
             dependencies: [
-                "FlowModel", "FlowMocks", "JOSE",
+                "FlowModel", "FlowParser", "FlowMocks", "JOSE",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

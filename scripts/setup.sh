@@ -35,6 +35,15 @@ fi
 if printf '%s\n' "$@" | grep -qx -- --test; then
   command -v python3 >/dev/null || { echo "setup: python3 is needed by the tests" >&2; exit 2; }
   python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+  # The interop test runs an independent reference backend (Tests/FlowCheckTests/Fixtures/interop/):
+  # Flask + PyJWT, with cryptography for RS256. Fall back to --break-system-packages only when pip
+  # refuses an externally-managed environment.
+  if ! python3 -c 'import flask, jwt, cryptography' 2>/dev/null; then
+    if ! pip_out=$(python3 -m pip install -q flask pyjwt cryptography 2>&1); then
+      grep -q externally-managed <<<"$pip_out" || { printf '%s\n' "$pip_out" >&2; exit 2; }
+      python3 -m pip install -q --break-system-packages flask pyjwt cryptography
+    fi
+  fi
 fi
 
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.x toolchain required)" >&2; exit 2; }

@@ -8,11 +8,14 @@ import Foundation
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Run every scenario and token case of the specs against a backend, playing Apple's identity provider.",
+        abstract: "Run every scenario and token case of the specs against a backend, playing the identity provider each flow names.",
         discussion: """
         flowspec plays the client (it sends each step's http request and checks its expect \
-        block) and Apple (a mock identity provider that signs ID tokens, serves the JWKS, answers \
-        /auth/token and /auth/revoke, and records every call the backend makes to it).
+        block) and the identity provider the flow's `provider:` names — apple, google, \
+        microsoft, oidc, or a project's NAME.provider.yml next to the specs: a mock that serves \
+        the profile's discovery document and JWKS, signs ID tokens with the profile's claims, \
+        answers its token and revocation endpoints, and records every call the backend makes \
+        to it. A flow without a provider starts none and generates no key.
 
         What runs:
           scenarios    every path through each flow's state machine (flow/path-N)
@@ -22,20 +25,25 @@ struct CheckCommand: ParsableCommand {
 
         Without --backend the embedded mock backend (derived from the specs) is started on \
         127.0.0.1 and checked; --defect breaks it on purpose to see the checker catch it. With \
-        --backend, the provider URLs are printed at start: point the backend's Apple base URL \
-        (JWKS, token, revoke) at them, and give its client registration so client_secret JWTs \
-        can be verified.
+        --backend, the provider URLs are printed at start: point the backend's provider \
+        configuration (discovery document, or JWKS and token URLs) at them, and give its client \
+        registration so its client authentication can be verified.
 
         Examples:
           flowspec check                                   all of flows/ against the embedded mock
           flowspec check --defect skip-nonce --case C12    watch one defect get caught
           flowspec check --backend http://127.0.0.1:8080 --provider-port 9999 \\
-              --registration apple-client.json --report junit:out/junit.xml --report json:out/check.json
+              --registration clients.json --report junit:out/junit.xml --report json:out/check.json
+          flowspec check --flow google-sign-in-web --backend http://127.0.0.1:8080 \\
+              --provider-host 0.0.0.0 --provider-url http://host.docker.internal:9999 \\
+              --provider-port 9999 --registration google-client.json
           flowspec check --shard 2/4 --report json:shard2.json     one slice of a CI matrix
           flowspec check --merge shard*.json --report junit:all.xml merge shard reports
 
-        A registration file is JSON: {"client_id", "team_id", "key_id", "public_key_pem", \
-        "redirect_uri" (optional)}.
+        A registration file is JSON, one object or an array: {"provider", "client_id", \
+        "client_secret_env" | "client_secret_file" | "public_key_pem" | "public_key_file", \
+        "team_id", "key_id" (Apple), "redirect_uri"}. Secrets are read from the environment or \
+        a file and never printed.
 
         Exit status: 0 all passed, 1 failures, 2 bad input (spec lint errors, arguments, \
         registration), 3 backend unreachable or a server could not start.
@@ -66,23 +74,14 @@ struct CheckCommand: ParsableCommand {
     @Option(name: .customLong("report"), help: ArgumentHelp("Write a report: json:PATH or junit:PATH (repeatable).", valueName: "format:path"))
     var reports: [String] = []
 
-    @Option(help: ArgumentHelp("Port of the mock provider on 127.0.0.1 (default: any free port).", valueName: "port"))
+    @Option(help: ArgumentHelp("Port of the mock provider (default: any free port); a second provider takes the next port.", valueName: "port"))
     var providerPort: Int = 0
 
-    @Option(help: ArgumentHelp("The backend's client registration (JSON file).", valueName: "file"))
-    var registration: String?
+    @OptionGroup(title: "Where the mock providers listen")
+    var address: ProviderAddressOptions
 
-    @Option(help: ArgumentHelp("Client id (services id or bundle id) the backend signs client_secret for.", valueName: "id"))
-    var clientID: String?
-
-    @Option(help: ArgumentHelp("Team id: the iss of the backend's client_secret.", valueName: "id"))
-    var teamID: String?
-
-    @Option(help: ArgumentHelp("Key id: the kid of the backend's client_secret.", valueName: "id"))
-    var keyID: String?
-
-    @Option(help: ArgumentHelp("PEM file with the P-256 public key of the backend's signing key.", valueName: "file"))
-    var clientPublicKey: String?
+    @OptionGroup(title: "The backend's client registrations")
+    var registrations: RegistrationOptions
 
     @Option(name: .customLong("defect"), help: ArgumentHelp("Inject a defect into the embedded mock backend (repeatable; not with --backend).", valueName: "name"))
     var defects: [String] = []
@@ -104,11 +103,6 @@ struct CheckCommand: ParsableCommand {
                 throw ValidationError("--backend \(backend): expected an http(s) URL")
             }
         }
-        let flags = [clientID, teamID, keyID, clientPublicKey]
-        if flags.contains(where: { $0 != nil }), flags.contains(where: { $0 == nil }) {
-            throw ValidationError("--client-id, --team-id, --key-id and --client-public-key go together")
-        }
-        if registration != nil, clientID != nil { throw ValidationError("give --registration or the registration flags, not both") }
         if !merge.isEmpty, reports.isEmpty { throw ValidationError("--merge needs at least one --report to write") }
         let known = Set(Defect.allCases.map(\.rawValue))
         for defect in defects where !known.contains(defect.lowercased()) {
@@ -157,39 +151,20 @@ public enum CheckCLI {
             console.line("error: --flow \(id): no such flow (known: \(known.sorted().joined(separator: ", ")))")
             return CheckExit.badInput
         }
-        var registration: ClientRegistration?
+        let registrations: [ClientRegistration]
         do {
-            registration = try loadRegistration(command)
+            registrations = try command.registrations.load()
         } catch {
             console.line("error: \(error)")
             return CheckExit.badInput
         }
         let configuration = CheckConfiguration(
             backendURL: command.backend, timeout: command.timeout, concurrency: command.concurrency,
-            planner: Planner(flowFilter: command.flows, caseFilter: command.cases, shard: command.shard.flatMap(Shard.init(parsing:))),
-            reports: reports, providerPort: command.providerPort, registration: registration, defects: command.defects)
+            planner: Planner(flowFilter: command.flows, caseFilter: command.cases, shard: command.shard.flatMap(Shard.init(parsing:)), providers: run.providers),
+            reports: reports, providerPort: command.providerPort, providerHost: command.address.providerHost,
+            providerURL: command.address.advertisedURL, registrations: registrations, defects: command.defects)
         let outcome = await CheckSession.run(flows: run.flows, configuration: configuration, console: console)
         return outcome.exitCode
-    }
-
-    struct RegistrationError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func loadRegistration(_ command: CheckCommand) throws -> ClientRegistration? {
-        if let path = command.registration {
-            guard let data = FileManager.default.contents(atPath: path) else { throw RegistrationError(description: "--registration \(path): cannot read the file") }
-            do {
-                return try JSONDecoder().decode(ClientRegistration.self, from: data)
-            } catch {
-                throw RegistrationError(description: "--registration \(path): expected JSON with client_id, team_id, key_id, public_key_pem (\(error))")
-            }
-        }
-        guard let clientID = command.clientID, let teamID = command.teamID, let keyID = command.keyID, let keyPath = command.clientPublicKey else { return nil }
-        guard let data = FileManager.default.contents(atPath: keyPath), let pem = String(data: data, encoding: .utf8), pem.contains("BEGIN PUBLIC KEY") else {
-            throw RegistrationError(description: "--client-public-key \(keyPath): expected a PEM public key (-----BEGIN PUBLIC KEY-----)")
-        }
-        return ClientRegistration(clientID: clientID, teamID: teamID, keyID: keyID, publicKeyPEM: pem)
     }
 
     static func mergeReports(_ paths: [String], into targets: [ReportTarget], console: Console) -> Int32 {

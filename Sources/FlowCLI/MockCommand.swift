@@ -2,61 +2,57 @@ import ArgumentParser
 import FlowLint
 import FlowMocks
 import FlowModel
+import FlowParser
 import Foundation
 
 struct MockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock",
-        abstract: "Run the mock Apple identity provider (and optionally the embedded mock backend) on 127.0.0.1.",
+        abstract: "Run a mock identity provider (and optionally the embedded mock backend) on 127.0.0.1.",
         discussion: """
-        Starts flowspec's mock of Sign in with Apple so a developer can point a real backend's \
-        Apple base URL at it by hand: it serves the JWKS (per-run RS256 keys), the token and \
-        revoke endpoints with Apple's rules and error bodies, an authorize page, and records \
-        every request it gets. Give the backend's client registration so the client_secret JWTs \
-        it sends can be verified; every violation is named in the log line of the request.
+        Starts flowspec's mock of an identity provider — apple, google, microsoft, oidc, or a \
+        project's NAME.provider.yml next to the specs — so a developer can point a real \
+        backend at it by hand: it serves the profile's discovery document, the JWKS (per-run \
+        RS256 keys), the token, revocation and userinfo endpoints with the provider's rules, an \
+        authorize page, and records every request it gets. Give the backend's client \
+        registration so its client authentication can be verified; every violation is named \
+        in the log line of the request.
 
-        With --backend, the embedded mock backend derived from the specs runs too (its own \
-        client key and registrations are generated), with --defect to break it on purpose.
+        With --backend, the embedded mock backend derived from the specs runs too, with a mock \
+        provider for each provider the specs name (their client credentials are generated), \
+        and --defect breaks the backend on purpose.
 
         Examples:
-          flowspec mock --port 9999 --registration apple-client.json
-          flowspec mock --client-id com.example.web --team-id A1B2C3D4E5 --key-id 2X9R4HXF34 \\
-              --client-public-key AuthKey_2X9R4HXF34.pub.pem
+          flowspec mock --provider google --port 9999 --registration google-client.json
+          flowspec mock --port 9999 --client-id com.example.web --team-id A1B2C3D4E5 \\
+              --key-id 2X9R4HXF34 --client-public-key AuthKey_2X9R4HXF34.pub.pem
+          flowspec mock --provider oidc --provider-host 0.0.0.0 \\
+              --provider-url http://host.docker.internal:9999 --port 9999 --registration clients.json
           flowspec mock --backend --backend-port 8080 flows/
 
-        Authorize by hand: open \
-        <provider>/auth/authorize?client_id=…&redirect_uri=…&response_type=code%20id_token\
-        &response_mode=form_post&state=…&nonce=… (add flowspec_outcome=denied or \
-        authentication-failed to simulate those). Stop with Ctrl-C.
+        Authorize by hand: open the printed authorize URL with client_id, redirect_uri, \
+        response_type, state and nonce (add flowspec_outcome=denied or authentication-failed to \
+        simulate those). Stop with Ctrl-C.
 
-        Exit status: 0 stopped by a signal, 2 bad registration or specs, 3 a server could not start \
-        (64 for unusable arguments, as with every command).
+        Exit status: 0 stopped by a signal, 2 bad registration, provider or specs, 3 a server \
+        could not start (64 for unusable arguments, as with every command).
         """
     )
 
-    @Argument(help: "Spec files or directories for --backend (default: flows/).")
+    @Argument(help: "Spec files or directories: where --backend reads its flows and where NAME.provider.yml profiles are found (default: flows/).")
     var paths: [String] = []
+
+    @Option(help: ArgumentHelp("The provider to play without --backend: apple, google, microsoft, oidc, or a project profile.", valueName: "name"))
+    var provider: String = "apple"
 
     @Option(help: ArgumentHelp("Port of the mock provider (default: any free port).", valueName: "port"))
     var port: Int = 0
 
-    @Option(help: ArgumentHelp("The backend's client registration (JSON file).", valueName: "file"))
-    var registration: String?
+    @OptionGroup(title: "Where the mock provider listens")
+    var address: ProviderAddressOptions
 
-    @Option(help: ArgumentHelp("Client id (services id or bundle id) the backend signs client_secret for.", valueName: "id"))
-    var clientID: String?
-
-    @Option(help: ArgumentHelp("Team id: the iss of the backend's client_secret.", valueName: "id"))
-    var teamID: String?
-
-    @Option(help: ArgumentHelp("Key id: the kid of the backend's client_secret.", valueName: "id"))
-    var keyID: String?
-
-    @Option(help: ArgumentHelp("PEM file with the P-256 public key of the backend's signing key.", valueName: "file"))
-    var clientPublicKey: String?
-
-    @Option(help: ArgumentHelp("Redirect URI registered for the client (web flows).", valueName: "url"))
-    var redirectURI: String?
+    @OptionGroup(title: "The backend's client registrations")
+    var registrations: RegistrationOptions
 
     @Flag(help: "Also run the embedded mock backend derived from the specs.")
     var backend = false
@@ -74,11 +70,6 @@ struct MockCommand: ParsableCommand {
         for (name, value) in [("--port", port), ("--backend-port", backendPort)] where !(0...65535).contains(value) {
             throw ValidationError("\(name) must be 0…65535")
         }
-        let flags = [clientID, teamID, keyID, clientPublicKey]
-        if flags.contains(where: { $0 != nil }), flags.contains(where: { $0 == nil }) {
-            throw ValidationError("--client-id, --team-id, --key-id and --client-public-key go together")
-        }
-        if registration != nil, clientID != nil { throw ValidationError("give --registration or the registration flags, not both") }
         if !backend, !defects.isEmpty { throw ValidationError("--defect applies to the embedded mock backend: add --backend") }
         if !backend, backendPort != 0 { throw ValidationError("--backend-port needs --backend") }
         for name in defects where Defect(name: name) == nil {
@@ -94,21 +85,22 @@ struct MockCommand: ParsableCommand {
 }
 
 /// The library side of `flowspec mock`: starts the servers, prints where they are, logs the
-/// provider's requests (secrets elided) until `until` returns, then stops cleanly.
+/// providers' requests (secrets elided) until `until` returns, then stops cleanly.
 enum MockCLI {
     static func execute(_ command: MockCommand, write: @escaping @Sendable (String) -> Void, until: @escaping @Sendable () async -> Void) async -> Int32 {
-        var registrations: [ClientRegistration] = []
+        let registrations: [ClientRegistration]
         do {
-            if let registration = try loadRegistration(command) { registrations.append(registration) }
+            registrations = try command.registrations.load()
         } catch {
             write("error: \(error)\n")
             return 2
         }
-        let provider: MockProvider
+        let paths = command.paths.isEmpty ? ["flows"] : command.paths
+        var providers: [MockProvider] = []
         var stops: [@Sendable () async -> Void] = []
         var lines: [String] = []
         if command.backend {
-            let run = Linter().lint(paths: command.paths.isEmpty ? ["flows"] : command.paths)
+            let run = Linter().lint(paths: paths)
             if run.hasErrors || run.flows.isEmpty {
                 write(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false))
                 write("error: \(run.flows.isEmpty ? "no flow specs found" : "the specs have lint errors (flowspec lint)")\n")
@@ -117,52 +109,63 @@ enum MockCLI {
             let mocks: EmbeddedMocks
             do {
                 mocks = try await EmbeddedMocks.start(
-                    flows: run.flows, defects: Set(command.defects.compactMap(Defect.init(name:))),
-                    providerPort: command.port, backendPort: command.backendPort)
+                    flows: run.flows, providers: run.providers, defects: Set(command.defects.compactMap(Defect.init(name:))),
+                    host: command.address.providerHost, providerPort: command.port, backendPort: command.backendPort)
             } catch {
                 write("error: the mock servers could not start: \(error)\n")
                 return 3
             }
-            provider = mocks.provider
-            for registration in registrations { await provider.addRegistration(registration) }
+            providers = mocks.providers
+            for provider in providers {
+                for registration in registrations where registration.applies(to: provider.profile.id) { await provider.addRegistration(registration) }
+            }
             stops.append { await mocks.stop() }
-            lines += providerLines(mocks.providerURL)
+            for (index, provider) in providers.enumerated() { lines += await providerLines(provider, listening: mocks.providerURLs[index]) }
             lines.append("mock backend (derived from \(run.flows.count) flow\(run.flows.count == 1 ? "" : "s")): \(mocks.backendURL.absoluteString)")
             for route in mocks.backend.routeDescriptions { lines.append("  \(route)") }
-            if let first = mocks.registrations.first {
-                lines.append("  its client registration: team \(first.teamID), key \(first.keyID), clients \(mocks.registrations.map(\.clientID).joined(separator: ", "))")
-            }
+            for registration in mocks.registrations { lines.append("  its client registration: \(registration)") }
             if !command.defects.isEmpty { lines.append("  defects: \(command.defects.joined(separator: ", "))") }
         } else {
-            provider = MockProvider(registrations: registrations)
+            let catalog = ProviderCatalog.load(paths: paths.filter { FileManager.default.fileExists(atPath: $0) })
+            if !catalog.diagnostics.isEmpty {
+                write(DiagnosticPrinter.text(catalog.diagnostics, color: false))
+            }
+            guard let profile = catalog.profile(command.provider) else {
+                write("error: unknown provider '\(command.provider)' (known: \(catalog.ids.joined(separator: ", ")))\n")
+                return 2
+            }
+            let provider = MockProvider(profile: profile.resolved(variables: [:]), registrations: registrations)
             let url: URL
             do {
-                url = try await provider.start(host: "127.0.0.1", port: command.port)
+                url = try await provider.start(host: command.address.providerHost, port: command.port, advertised: command.address.advertisedURL)
             } catch {
-                write("error: the mock provider could not start on 127.0.0.1:\(command.port): \(error)\n")
+                write("error: the mock provider could not start on \(command.address.providerHost):\(command.port): \(error)\n")
                 return 3
             }
+            providers = [provider]
             stops.append { await provider.stop() }
-            lines += providerLines(url)
+            lines += await providerLines(provider, listening: url)
         }
-        let clients = registrations.map(\.clientID)
-        if clients.isEmpty && !command.backend {
-            lines.append("warning: no client registration (--registration, or --client-id/--team-id/--key-id/--client-public-key): every client_secret will be refused as unknown-client")
-        } else if !clients.isEmpty {
-            lines.append("registered clients: \(clients.joined(separator: ", "))")
+        if registrations.isEmpty && !command.backend {
+            lines.append("warning: no client registration (--registration, or the Apple --client-id flags): every client authentication will be refused as unknown-client")
+        } else if !registrations.isEmpty {
+            lines.append("registered clients: \(registrations.map(\.description).joined(separator: "; "))")
         }
-        lines.append("ID tokens are issued by \(FlowMocks.appleIssuer). Ctrl-C stops.")
+        lines.append("Ctrl-C stops.")
         write(lines.joined(separator: "\n") + "\n")
 
+        let logged = providers
         let logger = Task {
-            var seen = 0
+            var seen = Array(repeating: 0, count: logged.count)
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(200))
-                let records = await provider.records()
-                if !command.quiet {
-                    for record in records.dropFirst(seen) { write(describe(record) + "\n") }
+                for (index, provider) in logged.enumerated() {
+                    let records = await provider.records()
+                    if !command.quiet {
+                        for record in records.dropFirst(seen[index]) { write((logged.count > 1 ? "[\(provider.profile.id)] " : "") + describe(record) + "\n") }
+                    }
+                    seen[index] = records.count
                 }
-                seen = records.count
             }
         }
         await until()
@@ -173,16 +176,21 @@ enum MockCLI {
         return 0
     }
 
-    static func providerLines(_ url: URL) -> [String] {
-        let base = url.absoluteString.hasSuffix("/") ? String(url.absoluteString.dropLast()) : url.absoluteString
-        return [
-            "mock Apple provider: \(base)",
-            "  JWKS:      \(base)\(MockProvider.jwksPath)",
-            "  token:     \(base)\(MockProvider.tokenPath)",
-            "  revoke:    \(base)\(MockProvider.revokePath)",
-            "  authorize: \(base)\(MockProvider.authorizePath)",
-            "  discovery: \(base)\(MockProvider.configurationPath)",
+    static func providerLines(_ provider: MockProvider, listening: URL) async -> [String] {
+        let base = await provider.baseURL?.absoluteString.trimmingSuffix("/") ?? listening.absoluteString.trimmingSuffix("/")
+        let profile = provider.profile
+        let endpoints = profile.endpoints
+        var lines = [
+            "mock provider \(profile.id) (\(profile.name)) listening on \(listening.absoluteString.trimmingSuffix("/"))",
+            "  discovery: \(base)\(endpoints.discovery)",
+            "  JWKS:      \(base)\(endpoints.jwks)",
+            "  token:     \(base)\(endpoints.token)",
         ]
+        if let revocation = endpoints.revocation { lines.append("  revoke:    \(base)\(revocation)") }
+        if let userinfo = endpoints.userinfo { lines.append("  userinfo:  \(base)\(userinfo)") }
+        lines.append("  authorize: \(base)\(endpoints.authorization)")
+        lines.append("  ID tokens are issued by \(await provider.issuers.joined(separator: " or "))")
+        return lines
     }
 
     /// One log line per request; secrets are already elided in the record.
@@ -192,30 +200,11 @@ enum MockCLI {
         if let grant = record.grantType { parts.append("grant_type=\(grant)") }
         if let client = record.clientID { parts.append("client_id=\(client)") }
         if let secret = record.clientSecret {
-            parts.append(secret.violations.isEmpty ? "client_secret ok" : "client_secret: " + secret.violations.map(\.rawValue).joined(separator: ", "))
+            let method = secret.method ?? "client authentication"
+            parts.append(secret.violations.isEmpty ? "\(method) ok" : "\(method): " + secret.violations.map(\.rawValue).joined(separator: ", "))
         }
         if record.endpoint == .attackerJWKS || record.endpoint == .attackerX5U { parts.append("(the backend followed a jku/x5u header!)") }
         return parts.joined(separator: " ")
-    }
-
-    struct RegistrationError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func loadRegistration(_ command: MockCommand) throws -> ClientRegistration? {
-        if let path = command.registration {
-            guard let data = FileManager.default.contents(atPath: path) else { throw RegistrationError(description: "--registration \(path): cannot read the file") }
-            do {
-                return try JSONDecoder().decode(ClientRegistration.self, from: data)
-            } catch {
-                throw RegistrationError(description: "--registration \(path): expected JSON with client_id, team_id, key_id, public_key_pem (\(error))")
-            }
-        }
-        guard let clientID = command.clientID, let teamID = command.teamID, let keyID = command.keyID, let keyPath = command.clientPublicKey else { return nil }
-        guard let data = FileManager.default.contents(atPath: keyPath), let pem = String(data: data, encoding: .utf8), pem.contains("BEGIN PUBLIC KEY") else {
-            throw RegistrationError(description: "--client-public-key \(keyPath): expected a PEM public key (-----BEGIN PUBLIC KEY-----)")
-        }
-        return ClientRegistration(clientID: clientID, teamID: teamID, keyID: keyID, publicKeyPEM: pem, redirectURI: command.redirectURI)
     }
 
     /// Returns when the process gets SIGINT (Ctrl-C) or SIGTERM.

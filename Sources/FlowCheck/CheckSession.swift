@@ -1,5 +1,6 @@
 import FlowMocks
 import FlowModel
+import FlowParser
 import Foundation
 import JOSE
 
@@ -11,10 +12,16 @@ public struct CheckConfiguration: Sendable {
     public var concurrency: Int
     public var planner: Planner
     public var reports: [ReportTarget]
-    /// Port of the mock provider (0 = any free port).
+    /// Port of the (first) mock provider (0 = any free port); further providers take the
+    /// following ports.
     public var providerPort: Int
-    /// The backend's client registration (live backends). Embedded runs generate their own.
-    public var registration: ClientRegistration?
+    /// Address the mock providers bind (127.0.0.1 unless a backend elsewhere must reach them).
+    public var providerHost: String
+    /// Base URL the backend reaches the (first) provider at, when it is not where it listens
+    /// (a backend in a container): it goes into the discovery document and `{{provider.url}}`.
+    public var providerURL: URL?
+    /// The backend's client registrations (live backends). Embedded runs generate their own.
+    public var registrations: [ClientRegistration]
     /// Defects injected into the embedded mock backend.
     public var defects: [String]
     public var random: any RandomSource
@@ -22,7 +29,8 @@ public struct CheckConfiguration: Sendable {
 
     public init(
         backendURL: String? = nil, timeout: Double = 10, concurrency: Int = 4, planner: Planner = Planner(),
-        reports: [ReportTarget] = [], providerPort: Int = 0, registration: ClientRegistration? = nil, defects: [String] = [],
+        reports: [ReportTarget] = [], providerPort: Int = 0, providerHost: String = "127.0.0.1", providerURL: URL? = nil,
+        registrations: [ClientRegistration] = [], defects: [String] = [],
         random: any RandomSource = SystemRandom(), clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.backendURL = backendURL
@@ -31,10 +39,18 @@ public struct CheckConfiguration: Sendable {
         self.planner = planner
         self.reports = reports
         self.providerPort = providerPort
-        self.registration = registration
+        self.providerHost = providerHost
+        self.providerURL = providerURL
+        self.registrations = registrations
         self.defects = defects
         self.random = random
         self.clock = clock
+    }
+
+    /// The one-registration form (`--registration` with a single object, or the flags).
+    public var registration: ClientRegistration? {
+        get { registrations.first }
+        set { registrations = newValue.map { [$0] } ?? [] }
     }
 }
 
@@ -58,36 +74,49 @@ public enum CheckSession {
             if configuration.planner.shard == nil { return (CheckExit.badInput, nil) }
         }
 
-        let provider: MockProvider
+        // Only the flows this run touches start anything: a flow without a provider starts none.
+        let planned = Set(items.map(\.flowID))
+        let plannedFlows = flows.filter { planned.contains($0.id) }
+        let catalog = configuration.planner.providers
+        var providers: [String: FlowProvider] = [:]
         let backendURL: String
         let stopServers: @Sendable () async -> Void
         var clientID = "com.example.app"
         if let url = configuration.backendURL {
-            // A live backend: the provider verifies client_secret JWTs against the given registration.
-            let registrations = configuration.registration.map { [$0] } ?? []
-            provider = MockProvider(registrations: registrations, clock: configuration.clock, random: configuration.random)
-            let providerURL: URL
-            do {
-                providerURL = try await provider.start(host: "127.0.0.1", port: configuration.providerPort)
-            } catch {
-                console.line("error: the mock provider could not start on 127.0.0.1:\(configuration.providerPort): \(error)")
-                return (CheckExit.unreachable, nil)
+            // A live backend: one mock provider per profile the flows name, each verifying the
+            // client authentication of the registrations given for it.
+            var started: [(profile: ProviderProfile, provider: MockProvider)] = []
+            for flow in plannedFlows.sorted(by: { $0.id < $1.id }) {
+                guard let profile = catalog.resolvedProfile(for: flow) else { continue }
+                let provider: MockProvider
+                if let existing = started.first(where: { $0.profile == profile }) {
+                    provider = existing.provider
+                } else {
+                    provider = MockProvider(profile: profile, registrations: configuration.registrations, clock: configuration.clock, random: configuration.random)
+                    let index = started.count
+                    let port = configuration.providerPort == 0 ? 0 : configuration.providerPort + index
+                    let advertised = configuration.providerURL.map { Self.shifted($0, by: index) }
+                    let listening: URL
+                    do {
+                        listening = try await provider.start(host: configuration.providerHost, port: port, advertised: advertised)
+                    } catch {
+                        console.line("error: the mock provider \(profile.id) could not start on \(configuration.providerHost):\(port): \(error)")
+                        for (_, other) in started { await other.stop() }
+                        return (CheckExit.unreachable, nil)
+                    }
+                    started.append((profile, provider))
+                    await Self.describe(provider, listening: listening, console: console)
+                }
+                providers[flow.id] = FlowProvider(provider: provider, profile: profile, nonce: catalog.nonceTransform(for: flow))
+                await Self.warnAboutRegistration(flow: flow, provider: provider, console: console)
             }
             backendURL = url
-            stopServers = { await provider.stop() }
-            if let registration = configuration.registration { clientID = registration.clientID }
-            let base = providerURL.absoluteString.trimmingSuffix("/")
+            let all = started.map(\.provider)
+            stopServers = { for provider in all { await provider.stop() } }
+            if let registration = configuration.registrations.first { clientID = registration.clientID }
             console.line("backend: \(backendURL)")
-            console.line("mock provider (point the backend's Apple base URL here):")
-            console.line("  JWKS:   \(base)\(MockProvider.jwksPath)")
-            console.line("  token:  \(base)\(MockProvider.tokenPath)")
-            console.line("  revoke: \(base)\(MockProvider.revokePath)")
-            console.line("  ID tokens are issued by \(FlowMocks.appleIssuer)")
-            if registrations.isEmpty {
-                console.line("warning: no client registration (--registration, or --client-id/--team-id/--key-id/--client-public-key): client_secret JWTs cannot be verified, so observed provider calls fail")
-            }
         } else {
-            // The embedded mock backend, derived from the specs, with a generated client key.
+            // The embedded mock backend, derived from the specs, with generated client credentials.
             var defects = Set<Defect>()
             for name in configuration.defects {
                 guard let defect = Defect(name: name) else {
@@ -99,12 +128,16 @@ public enum CheckSession {
             let mocks: EmbeddedMocks
             do {
                 mocks = try await EmbeddedMocks.start(
-                    flows: flows, defects: defects, providerPort: configuration.providerPort, clock: configuration.clock, random: configuration.random)
+                    flows: plannedFlows, providers: catalog, defects: defects, host: configuration.providerHost,
+                    providerPort: configuration.providerPort, clock: configuration.clock, random: configuration.random)
             } catch {
                 console.line("error: the embedded mock provider/backend could not start: \(error)")
                 return (CheckExit.unreachable, nil)
             }
-            provider = mocks.provider
+            for flow in plannedFlows {
+                guard let provider = mocks.provider(forFlow: flow.id), let profile = catalog.resolvedProfile(for: flow) else { continue }
+                providers[flow.id] = FlowProvider(provider: provider, profile: profile, nonce: catalog.nonceTransform(for: flow))
+            }
             backendURL = mocks.backendURL.absoluteString
             stopServers = { await mocks.stop() }
             clientID = mocks.registrations.first?.clientID ?? clientID
@@ -123,7 +156,7 @@ public enum CheckSession {
         let startedAt = configuration.clock()
         let clock = ContinuousClock.now
         let environment = RunEnvironment(
-            backendURL: backendURL, transport: transport, provider: provider,
+            backendURL: backendURL, transport: transport, providers: providers,
             defaultClientID: clientID,
             timeout: configuration.timeout, observeWait: min(configuration.timeout, 2), random: configuration.random)
         let checker = Checker(environment: environment, concurrency: configuration.concurrency) { result, done, total in
@@ -134,7 +167,6 @@ public enum CheckSession {
         await transport.shutdown()
         await stopServers()
 
-        let planned = Set(items.map(\.flowID))
         let report = CheckReport(
             tool: .init(version: FlowCheck.version), startedAt: ISO8601DateFormatter().string(from: startedAt),
             durationMS: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000),
@@ -156,10 +188,47 @@ public enum CheckSession {
     }
 }
 
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        var text = self
-        while text.hasSuffix(suffix), !suffix.isEmpty { text.removeLast(suffix.count) }
-        return text
+extension CheckSession {
+    /// `url` with its port moved up by `offset` (the n-th provider of a run).
+    static func shifted(_ url: URL, by offset: Int) -> URL {
+        guard offset > 0, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        components.port = (url.port ?? (url.scheme == "https" ? 443 : 80)) + offset
+        return components.url ?? url
+    }
+
+    /// Where the backend must point its provider configuration, printed at start.
+    static func describe(_ provider: MockProvider, listening: URL, console: Console) async {
+        let profile = provider.profile
+        let endpoints = profile.endpoints
+        let base = await provider.baseURL?.absoluteString.trimmingSuffix("/") ?? listening.absoluteString
+        console.line("mock provider \(profile.id) (\(profile.name)) listening on \(listening.absoluteString.trimmingSuffix("/")); point the backend at:")
+        console.line("  discovery: \(base)\(endpoints.discovery)")
+        console.line("  JWKS:      \(base)\(endpoints.jwks)")
+        console.line("  token:     \(base)\(endpoints.token)")
+        if let revocation = endpoints.revocation { console.line("  revoke:    \(base)\(revocation)") }
+        console.line("  ID tokens are issued by \(await provider.issuers.joined(separator: " or "))")
+    }
+
+    /// Says, before the run, when the backend cannot authenticate at `provider` for `flow`:
+    /// no registration at all, or none for the flow's `client_id`.
+    static func warnAboutRegistration(flow: Flow, provider: MockProvider, console: Console) async {
+        let registered = await provider.registeredClientIDs
+        let profile = provider.profile
+        let method = profile.clientAuthentication.map(\.rawValue).joined(separator: " or ")
+        if registered.isEmpty {
+            console.line("warning: no client registration for \(profile.id) (--registration): the backend's \(method) cannot be verified, so its calls to the provider fail")
+            return
+        }
+        if let declared = flow.variables.first(where: { $0.name == "client_id" })?.value, !registered.contains(declared) {
+            console.line("warning: flow \(flow.id) declares client_id \(declared), but the \(profile.id) registration is for \(registered.joined(separator: ", ")): its tokens' aud and the backend's calls will not match")
+        }
+        if let declared = flow.variables.first(where: { $0.name == "redirect_uri" })?.value,
+            let clientID = flow.variables.first(where: { $0.name == "client_id" })?.value,
+            let registeredURI = await provider.registration(for: clientID)?.redirectURI, registeredURI != declared
+        {
+            console.line("warning: flow \(flow.id) declares redirect_uri \(declared), but the registration says \(registeredURI): code exchanges will be refused")
+        }
     }
 }
+
+

@@ -19,29 +19,17 @@ public struct Interpolator: Sendable {
     }
 
     /// Names used in `text`, in order.
-    public static func names(in text: String) -> [String] {
-        var names: [String] = []
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            guard let close = rest[open.upperBound...].range(of: "}}") else { break }
-            names.append(rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces))
-            rest = rest[close.upperBound...]
-        }
-        return names
-    }
+    public static func names(in text: String) -> [String] { Placeholders.names(in: text) }
 
     public func apply(_ text: String) throws(Failure) -> String {
-        var out = ""
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            guard let close = rest[open.upperBound...].range(of: "}}") else { break }
-            out += rest[..<open.lowerBound]
-            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            guard let value = values[name] else { throw .missing(name) }
-            out += value
-            rest = rest[close.upperBound...]
+        var missing: String?
+        let out = Placeholders.fill(text) { name in
+            if let value = values[name] { return value }
+            if missing == nil { missing = name }
+            return nil
         }
-        return out + rest
+        if let missing { throw .missing(missing) }
+        return out
     }
 
     /// The concrete request for a template against `baseURL`.

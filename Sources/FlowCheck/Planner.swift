@@ -1,4 +1,5 @@
 import FlowMocks
+import FlowParser
 import FlowModel
 
 /// One unit of work of a check run, with a stable id: a scenario (`flow/path-N`) or one
@@ -36,19 +37,28 @@ public struct TokenCaseWork: Sendable, Hashable {
     public var variant: Int?
     public var variantCount: Int
     public var variantDescription: String?
+    /// The token mutation this variant mints, for the flow's provider profile (nil for cases
+    /// that are not token forgeries: X1–X3, N1, R1).
+    public var forgery: TokenForgery?
 
     /// Cases that mutate provider-wide state.
     static let exclusiveCases: Set<String> = ["P5", "P6", "S8", "X1", "X2", "X3"]
 
-    /// How a case's variants are enumerated: token forgeries, token-endpoint overrides, or a
-    /// single honest run (N1 and R1 are driven with honest tokens).
-    static func variants(of caseID: String) -> [String] {
-        let forgeries = TokenForgery.variants(for: caseID)
-        if !forgeries.isEmpty { return forgeries.map(\.description) }
+    /// How a case's variants are enumerated for a provider profile and a nonce transform: token
+    /// forgeries, token-endpoint overrides, or a single honest run (N1 and R1 are driven with
+    /// honest tokens). Empty when the case does not apply to this provider or flow.
+    static func variants(of caseID: String, profile: ProviderProfile?, nonce: NonceTransform) -> [(description: String, forgery: TokenForgery?)] {
+        guard let profile else { return [] }
         let overrides = TokenEndpointOverride.variants(for: caseID)
-        if !overrides.isEmpty { return overrides.map(\.description) }
-        if caseID == "N1" { return NotificationEvent.Kind.allCases.map { "\($0.rawValue) notification, then the same jti again" } }
-        return [TokenCase.named(caseID)?.title ?? caseID]
+        if !overrides.isEmpty { return overrides.map { ($0.description, nil) } }
+        switch caseID {
+        case "N1":
+            return profile.notifications ? NotificationEvent.Kind.allCases.map { ("\($0.rawValue) notification, then the same jti again", nil) } : []
+        case "R1":
+            return profile.endpoints.revocation == nil ? [] : [(TokenCase.named(caseID)?.title ?? caseID, nil)]
+        default:
+            return TokenForgery.variants(for: caseID, profile: profile, nonce: nonce).map { ($0.description, $0.forgery) }
+        }
     }
 }
 
@@ -58,31 +68,36 @@ public struct Planner: Sendable {
     public var flowFilter: [String]
     public var caseFilter: [String]
     public var shard: Shard?
+    /// The provider profiles the flows name (token cases are parameterised by them).
+    public var providers: ProviderCatalog
 
-    public init(flowFilter: [String] = [], caseFilter: [String] = [], shard: Shard? = nil) {
+    public init(flowFilter: [String] = [], caseFilter: [String] = [], shard: Shard? = nil, providers: ProviderCatalog = .builtIn) {
         self.flowFilter = flowFilter
         self.caseFilter = caseFilter
         self.shard = shard
+        self.providers = providers
     }
 
     /// Every item of every flow, in report order (flows by id).
-    public static func allItems(flows: [Flow]) -> [WorkItem] {
+    public static func allItems(flows: [Flow], providers: ProviderCatalog = .builtIn) -> [WorkItem] {
         var items: [WorkItem] = []
         for flow in flows.sorted(by: { $0.id < $1.id }) {
             let machine = StateMachine(flow: flow)
             for scenario in machine.scenarios(flowID: flow.id) {
                 items.append(WorkItem(id: scenario.id, flowID: flow.id, payload: .scenario(scenario)))
             }
+            let profile = providers.resolvedProfile(for: flow)
+            let nonce = providers.nonceTransform(for: flow)
             for (position, rule) in flow.tokenRules.enumerated() {
                 for tokenCase in rule.cases {
-                    let variants = TokenCaseWork.variants(of: tokenCase.id)
-                    for (index, description) in variants.enumerated() {
+                    let variants = TokenCaseWork.variants(of: tokenCase.id, profile: profile, nonce: nonce)
+                    for (index, variant) in variants.enumerated() {
                         let multiple = variants.count > 1
                         let id = "\(flow.id)/\(rule.id)/\(tokenCase.id)" + (multiple ? "[\(index)]" : "")
                         let work = TokenCaseWork(
                             rule: rule, rulePosition: position, tokenCase: tokenCase,
                             variant: multiple ? index : nil, variantCount: variants.count,
-                            variantDescription: description)
+                            variantDescription: variant.description, forgery: variant.forgery)
                         items.append(WorkItem(id: id, flowID: flow.id, payload: .tokenCase(work)))
                     }
                 }
@@ -93,7 +108,7 @@ public struct Planner: Sendable {
 
     /// The items this run executes.
     public func plan(flows: [Flow]) -> [WorkItem] {
-        var items = Self.allItems(flows: flows)
+        var items = Self.allItems(flows: flows, providers: providers)
         if !flowFilter.isEmpty {
             items = items.filter { flowFilter.contains($0.flowID) }
         }

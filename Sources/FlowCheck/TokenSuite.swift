@@ -33,12 +33,9 @@ struct TokenSuiteCase {
 
     var caseID: String { work.tokenCase.id }
 
-    /// The token mutation of this variant (`.none` for honest runs).
-    var forgery: TokenForgery {
-        let variants = TokenForgery.variants(for: caseID)
-        let index = work.variant ?? 0
-        return variants.indices.contains(index) ? variants[index].forgery : .none
-    }
+    /// The token mutation of this variant (`.none` for honest runs), chosen by the planner for
+    /// the flow's provider profile.
+    var forgery: TokenForgery { work.forgery ?? .none }
 
     /// Whether the rule is about the server-to-server notification rather than the ID token.
     var ruleIsNotification: Bool { work.rule.token.lowercased().contains("notification") }
@@ -267,8 +264,9 @@ struct TokenSuiteCase {
         let overrides = TokenEndpointOverride.variants(for: caseID)
         let index = work.variant ?? 0
         guard overrides.indices.contains(index) else { return Outcome(verdict: .error, message: "no token endpoint behaviour for \(caseID)[\(index)]") }
-        let provider = walker.env.provider
+        let provider: MockProvider
         do {
+            provider = try walker.provider()
             try await walker.supplyProviderValues(for: template, step: step)
         } catch {
             return Outcome(verdict: .error, message: "cannot build the request: \(error)")
@@ -330,6 +328,7 @@ struct TokenSuiteCase {
 
     func attackerFetches(_ walker: Walker) async -> Int {
         guard caseID == "S8" else { return 0 }
-        return await walker.env.provider.records().filter { $0.endpoint == .attackerJWKS || $0.endpoint == .attackerX5U }.count
+        guard let provider = try? walker.provider() else { return 0 }
+        return await provider.records().filter { $0.endpoint == .attackerJWKS || $0.endpoint == .attackerX5U }.count
     }
 }

@@ -1,4 +1,5 @@
 import FlowMocks
+import FlowParser
 import FlowModel
 import Foundation
 import JOSE
@@ -8,7 +9,9 @@ import JOSE
 public struct RunEnvironment: Sendable {
     public var backendURL: String
     public var transport: any BackendTransport
-    public var provider: MockProvider
+    /// Per flow id: the mock provider playing the flow's identity provider (none for flows that
+    /// name no provider).
+    public var providers: [String: FlowProvider]
     /// Client id used when a flow declares no `client_id` variable.
     public var defaultClientID: String
     /// Per-request timeout, seconds.
@@ -18,17 +21,37 @@ public struct RunEnvironment: Sendable {
     public var random: any RandomSource
 
     public init(
-        backendURL: String, transport: any BackendTransport, provider: MockProvider, defaultClientID: String,
+        backendURL: String, transport: any BackendTransport, providers: [String: FlowProvider], defaultClientID: String,
         timeout: Double, observeWait: Double = 2, random: any RandomSource = SystemRandom()
     ) {
         self.backendURL = backendURL
         self.transport = transport
-        self.provider = provider
+        self.providers = providers
         self.defaultClientID = defaultClientID
         self.timeout = timeout
         self.observeWait = observeWait
         self.random = random
     }
+}
+
+/// The mock provider of one flow, with the profile it plays and how the flow's nonce reaches
+/// the claim.
+public struct FlowProvider: Sendable {
+    public var provider: MockProvider
+    public var profile: ProviderProfile
+    public var nonce: NonceTransform
+
+    public init(provider: MockProvider, profile: ProviderProfile, nonce: NonceTransform) {
+        self.provider = provider
+        self.profile = profile
+        self.nonce = nonce
+    }
+}
+
+/// The flow names no identity provider, but a step needs one.
+struct NoProvider: Error, CustomStringConvertible {
+    var flowID: String
+    var description: String { "flow \(flowID) names no identity provider (`provider:` in the front matter)" }
 }
 
 /// How the checker drives each transition, and whether it can.
@@ -134,15 +157,24 @@ struct Walker {
     /// The last token or notification JWT submitted, for evidence.
     var submittedToken: String?
 
+    /// The provider of this flow, if it names one.
+    let link: FlowProvider?
+
     init(env: RunEnvironment, flow: Flow) {
         self.env = env
         self.flow = flow
+        self.link = env.providers[flow.id]
         var values: [String: String] = [:]
         for variable in flow.variables { values[variable.name] = variable.value }
         self.values = values
         self.clientID = values["client_id"] ?? env.defaultClientID
-        self.user = MockUser.random(using: env.random)
+        self.user = link.map { MockUser.random(using: env.random, profile: $0.profile) } ?? MockUser.random(using: env.random)
         self.rawNonce = Base64URL.encode(env.random.bytes(24))
+    }
+
+    func provider() throws -> MockProvider {
+        guard let link else { throw NoProvider(flowID: flow.id) }
+        return link.provider
     }
 
     var interpolator: Interpolator { Interpolator(values: values) }
@@ -152,7 +184,7 @@ struct Walker {
     /// Signs in at the provider (once per item) with this item's fresh user and nonce.
     mutating func ensureSignIn() async throws -> ProviderSignIn {
         if let signIn, signIn.outcome == .approved { return signIn }
-        let result = await env.provider.signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: forgery, outcome: .approved)
+        let result = try await provider().signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: forgery, outcome: .approved, nonce: link?.nonce ?? .verbatim)
         signIn = result
         for (name, value) in result.placeholderValues { values[name] = value }
         return result
@@ -169,7 +201,7 @@ struct Walker {
         if names.contains("provider.notification") {
             let kind = event ?? Self.notificationKind(for: step)
             let notification = NotificationEvent(kind: kind, sub: (signIn?.user ?? user).sub, email: (signIn?.user ?? user).email, isPrivateEmail: kind == .emailDisabled || kind == .emailEnabled ? true : nil, jti: jti)
-            let jwt = await env.provider.mintNotification(clientID: clientID, event: notification, forgery: notificationForgery)
+            let jwt = try await provider().mintNotification(clientID: clientID, event: notification, forgery: notificationForgery)
             values["provider.notification"] = jwt
             submittedToken = jwt
         } else if names.contains("provider.id_token") {
@@ -177,7 +209,7 @@ struct Walker {
         }
         if names.contains("provider.refresh_token"), values["provider.refresh_token"] == nil {
             let sub = (signIn?.user ?? user).sub
-            if let token = await env.provider.refreshTokens(for: sub).first { values["provider.refresh_token"] = token }
+            if let token = try await provider().refreshTokens(for: sub).first { values["provider.refresh_token"] = token }
         }
     }
 
@@ -259,7 +291,7 @@ struct Walker {
                     step: step.number, title: step.title, kind: kind, branch: branch, verdict: ok ? .pass : .error,
                     message: ok ? "simulated at the mock provider: approved" : "the mock provider issued nothing on approval"))
             } else {
-                let result = await env.provider.signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: .none, outcome: outcome)
+                let result = try await provider().signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: .none, outcome: outcome, nonce: link?.nonce ?? .verbatim)
                 let ok = result.code == nil && result.idToken == nil
                 results.append(StepResult(
                     step: step.number, title: step.title, kind: kind, branch: branch, verdict: ok ? .pass : .error,
@@ -289,7 +321,7 @@ struct Walker {
     mutating func observe(step: Step, branch: String?) async {
         let kind = flow.kind(of: step).rawValue
         let call = Self.expectedCall(for: step)
-        guard let signIn, let code = signIn.code else {
+        guard let signIn, let code = signIn.code, let provider = link?.provider else {
             results.append(StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .notExecutable,
                                       message: "no sign-in on this path: nothing to observe for the \(call.rawValue)"))
             return
@@ -300,8 +332,8 @@ struct Walker {
         var match: RecordedRequest?
         var candidates: [RecordedRequest] = []
         while true {
-            let records = await env.provider.records().filter { !consumedRecords.contains($0.sequence) }
-            let refresh = Set(await env.provider.refreshTokens(for: sub).map { Secret.elide($0) })
+            let records = await provider.records().filter { !consumedRecords.contains($0.sequence) }
+            let refresh = Set(await provider.refreshTokens(for: sub).map { Secret.elide($0) })
             candidates = records.filter { record in
                 switch call {
                 case .codeExchange:

@@ -42,5 +42,11 @@ public enum DiagnosticCatalog {
         "FS602": "translation differs in structure",
         "FS603": "duplicate flow id",
         "FS701": "legacy import: content that could not be mapped",
+        "FS801": "provider profile file is not valid",
+        "FS802": "unknown provider",
+        "FS803": "flow uses the identity provider but names none",
+        "FS804": "token rule the provider's profile cannot express",
+        "FS805": "provider profile needs a variable the flow does not declare",
+        "FS806": "duplicate provider profile id",
     ]
 }

@@ -12,11 +12,14 @@ public struct LintRun: Sendable {
     public var diagnostics: [Diagnostic]
     /// Files that were examined, in order.
     public var files: [String]
+    /// The provider profiles the specs can name: built-ins and `*.provider.yml` beside them.
+    public var providers: ProviderCatalog
 
-    public init(flows: [Flow], diagnostics: [Diagnostic], files: [String]) {
+    public init(flows: [Flow], diagnostics: [Diagnostic], files: [String], providers: ProviderCatalog = .builtIn) {
         self.flows = flows
         self.diagnostics = diagnostics
         self.files = files
+        self.providers = providers
     }
 
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
@@ -34,19 +37,23 @@ public struct LintRun: Sendable {
 /// Parses specs and runs every rule over them. Findings are values; nothing is thrown.
 public struct Linter: Sendable {
     static let flowRules: [any FlowRule] = [
-        StepNumbersRule(), ActorsRule(), TransitionsRule(), VariablesRule(), ExchangesRule(), TokenRulesRule(),
+        StepNumbersRule(), ActorsRule(), TransitionsRule(), VariablesRule(), ExchangesRule(), TokenRulesRule(), ProviderRule(),
     ]
     static let corpusRules: [any CorpusRule] = [UniqueIDsRule(), TranslationRule()]
 
     /// Every code any rule or the parser can emit, for the documentation test.
     public static var ruleCodes: [String] {
-        (flowRules.flatMap { type(of: $0).codes } + corpusRules.flatMap { type(of: $0).codes }).sorted()
+        (flowRules.flatMap { type(of: $0).codes } + corpusRules.flatMap { type(of: $0).codes } + ["FS801", "FS806"]).sorted()
     }
 
     public let parser: SpecParser
+    /// Profiles for `lint(sources:)` and `lint(flows:)`; `lint(paths:)` loads its own from
+    /// the paths (built-ins plus `*.provider.yml` beside the specs).
+    public var providers: ProviderCatalog
 
-    public init(parser: SpecParser = SpecParser()) {
+    public init(parser: SpecParser = SpecParser(), providers: ProviderCatalog = .builtIn) {
         self.parser = parser
+        self.providers = providers
     }
 
     /// Lints files and directories (searched recursively for `*.md`, sorted, hidden entries
@@ -54,14 +61,16 @@ public struct Linter: Sendable {
     public func lint(paths: [String]) -> LintRun {
         var diagnostics: [Diagnostic] = []
         let files = SpecFiles.expand(paths, diagnostics: &diagnostics)
+        let providers = ProviderCatalog.load(paths: paths)
+        diagnostics += providers.diagnostics
         let results = parseAll(files)
         var flows: [Flow] = []
         for result in results {
             diagnostics += result.diagnostics
             if let flow = result.flow { flows.append(flow) }
         }
-        diagnostics += lint(flows: flows)
-        return LintRun(flows: flows, diagnostics: diagnostics.sortedForOutput(), files: files)
+        diagnostics += lint(flows: flows, providers: providers)
+        return LintRun(flows: flows, diagnostics: diagnostics.sortedForOutput(), files: files, providers: providers)
     }
 
     /// Lints source text that is not on disk (tests, editors).
@@ -74,17 +83,18 @@ public struct Linter: Sendable {
             if let flow = result.flow { flows.append(flow) }
         }
         diagnostics += lint(flows: flows)
-        return LintRun(flows: flows, diagnostics: diagnostics.sortedForOutput(), files: sources.map(\.file))
+        return LintRun(flows: flows, diagnostics: diagnostics.sortedForOutput(), files: sources.map(\.file), providers: providers)
     }
 
     /// Semantic rules over already-parsed flows.
     /// Per-flow rules run on all cores (results joined in flow order, so the output does not
     /// depend on scheduling); corpus rules then see every flow.
-    public func lint(flows: [Flow]) -> [Diagnostic] {
+    public func lint(flows: [Flow], providers: ProviderCatalog? = nil) -> [Diagnostic] {
+        let providers = providers ?? self.providers
         let perFlow = OrderedSlots<[Diagnostic]>(count: flows.count)
         DispatchQueue.concurrentPerform(iterations: flows.count) { index in
             var found: [Diagnostic] = []
-            let context = RuleContext(flow: flows[index])
+            let context = RuleContext(flow: flows[index], providers: providers)
             for rule in Self.flowRules { rule.check(context, into: &found) }
             perFlow.set(index, found)
         }

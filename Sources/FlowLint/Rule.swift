@@ -1,13 +1,17 @@
 import FlowModel
+import FlowParser
 
 /// What a rule sees of one flow: the flow and its state machine, built once.
 public struct RuleContext: Sendable {
     public let flow: Flow
     public let machine: StateMachine
+    /// The provider profiles the run knows (built-ins and the project's own).
+    public let providers: ProviderCatalog
 
-    public init(flow: Flow) {
+    public init(flow: Flow, providers: ProviderCatalog = .builtIn) {
         self.flow = flow
         self.machine = StateMachine(flow: flow)
+        self.providers = providers
     }
 }
 

@@ -14,8 +14,12 @@ public struct Flow: Hashable, Sendable, Codable {
     public var translationOf: String?
     public var tags: [String]
     public var environments: [String]
-    /// Which identity provider the checker plays (`apple`).
+    /// Which identity provider the checker plays: a profile id (`apple`, `google`,
+    /// `microsoft`, `oidc`, or a project's `NAME.provider.yml`).
     public var provider: String?
+    /// How the nonce reaches the ID token's claim in this flow (front matter `nonce:`); nil =
+    /// the provider profile's default.
+    public var nonce: NonceTransform?
     /// Actors in declaration order (the order of the diagram's participants).
     public var actors: [Actor]
     /// Declared variables in declaration order, usable as `{{name}}`.
@@ -44,6 +48,7 @@ public struct Flow: Hashable, Sendable, Codable {
         tags: [String] = [],
         environments: [String] = [],
         provider: String? = nil,
+        nonce: NonceTransform? = nil,
         actors: [Actor] = [],
         variables: [Variable] = [],
         steps: [Step] = [],
@@ -63,6 +68,7 @@ public struct Flow: Hashable, Sendable, Codable {
         self.tags = tags
         self.environments = environments
         self.provider = provider
+        self.nonce = nonce
         self.actors = actors
         self.variables = variables
         self.steps = steps

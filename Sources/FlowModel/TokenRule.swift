@@ -100,7 +100,8 @@ public struct TokenCase: Hashable, Sendable, Codable, Identifiable {
         TokenCase(id: "P5", title: "key rotation: new kid served only after a JWKS refetch", families: [.signature], expectation: .accept),
         TokenCase(id: "P6", title: "JWKS also holds unusable keys (oct, RSA use:enc)", families: [.signature], expectation: .accept),
         TokenCase(id: "P7", title: "nonce requested, token has none and nonce_supported:false", families: [.nonce], expectation: .accept),
-        TokenCase(id: "P8", title: "unknown extra claims; real_user_status 3", families: [.claims], expectation: .accept),
+        TokenCase(id: "P8", title: "unknown extra claims (Apple: real_user_status 3)", families: [.claims], expectation: .accept),
+        TokenCase(id: "P9", title: "iss is another issuer the provider lists (Google's accounts.google.com)", families: [.issuer], expectation: .accept),
         // Signature and header: must reject.
         TokenCase(id: "S1", title: "signature bytes flipped; signature stripped", families: [.signature], expectation: .reject, conformanceID: "rp-id_token-bad-sig-rs256"),
         TokenCase(id: "S2", title: "genuine kid, signed by another RSA key", families: [.signature], expectation: .reject),
@@ -131,6 +132,7 @@ public struct TokenCase: Hashable, Sendable, Codable, Identifiable {
         TokenCase(id: "C15", title: "same id_token and nonce posted twice (replay)", families: [.nonce], expectation: .reject),
         TokenCase(id: "C16", title: "duplicate claim names (aud ours, then another)", families: [.audience], expectation: .reject),
         TokenCase(id: "C17", title: "a notification JWT posted as id_token, and the reverse", families: [.claims], expectation: .reject),
+        TokenCase(id: "C18", title: "azp names another client (OpenID Connect Core §3.1.3.7)", families: [.audience], expectation: .reject, conformanceID: "rp-id_token-aud"),
         // Code exchange, observed at the mock /auth/token.
         TokenCase(id: "X1", title: "sub of the exchanged id_token differs from the client's token", families: [.exchange], expectation: .reject),
         TokenCase(id: "X2", title: "/auth/token answers invalid_grant or invalid_client", families: [.exchange], expectation: .reject),

@@ -56,12 +56,13 @@ struct FrontMatter {
     var tags: [String] = []
     var environments: [String] = []
     var provider: String?
+    var nonce: NonceTransform?
     var actors: [Actor] = []
     var variables: [Variable] = []
     var keyLocations: [String: SourceLocation] = [:]
 
     static let knownKeys: [String] = [
-        "id", "title", "summary", "lang", "translation-of", "tags", "environments", "provider", "actors", "variables",
+        "id", "title", "summary", "lang", "translation-of", "tags", "environments", "provider", "nonce", "actors", "variables",
     ]
     static let requiredKeys: [String] = ["id", "title", "actors"]
 }
@@ -183,6 +184,15 @@ struct FrontMatterParser {
             case "lang": result.lang = string(value, key: key)
             case "translation-of": result.translationOf = string(value, key: key)
             case "provider": result.provider = string(value, key: key)
+            case "nonce":
+                if let text = string(value, key: key) {
+                    if let transform = NonceTransform(rawValue: text) {
+                        result.nonce = transform
+                    } else {
+                        report("FS105", at: location(value.mark), "'nonce' must be one of \(NonceTransform.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'",
+                               hint: "`verbatim`: the claim is the nonce the client sent; `sha256`: the client posts a raw nonce whose SHA-256 (hex) it sent to the provider")
+                    }
+                }
             case "tags": result.tags = stringList(value, key: key)
             case "environments": result.environments = stringList(value, key: key)
             case "actors": result.actors = actors(value)

@@ -113,6 +113,7 @@ struct FlowBuilder {
             tags: frontMatter.tags,
             environments: frontMatter.environments,
             provider: frontMatter.provider,
+            nonce: frontMatter.nonce,
             actors: frontMatter.actors,
             variables: frontMatter.variables,
             location: source.location(line: block.openingLine, column: 1),

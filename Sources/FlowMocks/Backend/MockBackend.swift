@@ -1,4 +1,5 @@
 import FlowModel
+import FlowParser
 import Foundation
 import JOSE
 
@@ -22,6 +23,8 @@ public actor MockBackend: MockHTTPHandler {
         var sub: String?
         var email: String?
         var clientID: String?
+        /// The flow the account signed in through (its provider link).
+        var flowID: String?
         var refreshToken: String?
         var accessToken: String?
         var deleted = false
@@ -61,18 +64,22 @@ public actor MockBackend: MockHTTPHandler {
     public let defects: Set<Defect>
     private let flows: [Flow]
     private let table: RouteTable
-    private let providerBaseURL: URL
-    private let registration: ClientRegistration
-    private let signer: ClientSecretSigner?
+    /// Per flow id: the provider the flow names, where it is and how to authenticate there.
+    private let links: [String: BackendProviderLink]
     private let clock: @Sendable () -> Date
     private let random: any RandomSource
     private let transport: any HTTPTransport
     private let server = MockHTTPServer()
 
-    private var jwksKeys: [String: [RSAKey]] = [:]
-    private var jwksFirstKey: RSAKey?
-    private var jwksUnusable = 0
-    private var jwksLoaded = false
+    /// What the backend knows of one provider's JWKS (cached per JWKS URL).
+    struct JWKSCache {
+        var keys: [String: [RSAKey]] = [:]
+        var first: RSAKey?
+        var unusable = 0
+        var loaded = false
+    }
+
+    private var jwksCaches: [String: JWKSCache] = [:]
     private var jwksFetches = 0
     private var sessions: [String: Int] = [:]
     private var sessionData: [Int: Session] = [:]
@@ -86,6 +93,25 @@ public actor MockBackend: MockHTTPHandler {
     /// Seconds of clock skew tolerated for `exp`, `iat` and `nbf`.
     static let leeway: Int64 = 60
 
+    /// - Parameter links: per flow id, the provider the flow names (flows without one have none).
+    public init(
+        flows: [Flow],
+        links: [String: BackendProviderLink],
+        defects: Set<Defect> = [],
+        clock: @escaping @Sendable () -> Date = { Date() },
+        random: any RandomSource = SystemRandom(),
+        transport: (any HTTPTransport)? = nil
+    ) {
+        self.flows = flows
+        self.table = RouteTable(flows: flows)
+        self.links = links
+        self.defects = defects
+        self.clock = clock
+        self.random = random
+        self.transport = transport ?? NetworkTransport()
+    }
+
+    /// Every flow signs in at one Apple provider with an ES256 `client_secret` (tests).
     public init(
         flows: [Flow],
         providerBaseURL: URL,
@@ -96,15 +122,21 @@ public actor MockBackend: MockHTTPHandler {
         random: any RandomSource = SystemRandom(),
         transport: (any HTTPTransport)? = nil
     ) {
-        self.flows = flows
-        self.table = RouteTable(flows: flows)
-        self.providerBaseURL = providerBaseURL
-        self.registration = registration
-        self.signer = try? ClientSecretSigner(teamID: registration.teamID, keyID: registration.keyID, privateKeyPEM: clientPrivateKeyPEM)
-        self.defects = defects
-        self.clock = clock
-        self.random = random
-        self.transport = transport ?? NetworkTransport()
+        let apple = BuiltinProviders.profiles["apple"]!
+        var links: [String: BackendProviderLink] = [:]
+        let signer = try? ClientSecretSigner(teamID: registration.teamID ?? "", keyID: registration.keyID ?? "", privateKeyPEM: clientPrivateKeyPEM)
+        for flow in flows {
+            let profile = apple.resolved(variables: Dictionary(flow.variables.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a }))
+            let clientID = flow.variables.first { $0.name == "client_id" }?.value ?? registration.clientID
+            var credentials: [String: ClientCredentials] = [:]
+            for id in Set([clientID, registration.clientID]) {
+                if let signer { credentials[id] = .apple(clientID: id, signer: signer) }
+            }
+            links[flow.id] = BackendProviderLink(
+                profile: profile, baseURL: providerBaseURL, issuers: profile.issuers(servedAt: providerBaseURL.absoluteString.trimmingSuffix("/")),
+                credentials: credentials, defaultClientID: registration.clientID, redirectURI: registration.redirectURI)
+        }
+        self.init(flows: flows, links: links, defects: defects, clock: clock, random: random, transport: transport)
     }
 
     // MARK: Lifecycle and introspection
@@ -126,7 +158,7 @@ public actor MockBackend: MockHTTPHandler {
     /// Accounts created so far (deleted ones included).
     public func accountCount() -> Int { accounts.count }
 
-    /// How often the backend fetched the provider's JWKS.
+    /// How often the backend fetched a provider's JWKS.
     public func jwksFetchCount() -> Int { jwksFetches }
 
     /// Why the last request was rejected (for tests and logs; no secrets).
@@ -344,14 +376,17 @@ public actor MockBackend: MockHTTPHandler {
             session = live
         }
         let audiences = self.audiences(of: route)
-        if behaviour.contains(.notification) {
-            return try await evaluateNotification(bindings: bindings, request: request, audiences: audiences)
+        if behaviour.contains(.notification) || behaviour.contains(.signIn) || behaviour.contains(.codeExchange) {
+            guard links[flow.id] != nil else { throw Rejection.request("flow \(flow.id) names no identity provider") }
         }
-        if behaviour.contains(.signIn) {
-            return try await evaluateSignIn(behaviour, bindings: bindings, flow: flow, audiences: audiences)
+        if behaviour.contains(.notification), let link = links[flow.id] {
+            return try await evaluateNotification(bindings: bindings, request: request, audiences: audiences, link: link)
         }
-        if behaviour.contains(.codeExchange) {
-            return try await evaluateCodeOnly(bindings: bindings, flow: flow, audiences: audiences)
+        if behaviour.contains(.signIn), let link = links[flow.id] {
+            return try await evaluateSignIn(behaviour, bindings: bindings, flow: flow, audiences: audiences, link: link)
+        }
+        if behaviour.contains(.codeExchange), let link = links[flow.id] {
+            return try await evaluateCodeOnly(bindings: bindings, flow: flow, audiences: audiences, link: link)
         }
         if behaviour.contains(.deletion) {
             return Acceptance(account: session?.account, effect: .deleteAccount)
@@ -381,73 +416,78 @@ public actor MockBackend: MockHTTPHandler {
         for candidate in route.candidates {
             if let clientID = flows[candidate.flowIndex].variables.first(where: { $0.name == "client_id" })?.value { result.insert(clientID) }
         }
-        return result.isEmpty ? [registration.clientID] : result
+        if result.isEmpty {
+            for candidate in route.candidates { if let id = links[flows[candidate.flowIndex].id]?.defaultClientID { result.insert(id) } }
+        }
+        return result
     }
 
-    private func evaluateSignIn(_ behaviour: RouteBehaviour, bindings: [String: String], flow: Flow, audiences: Set<String>) async throws -> Acceptance {
+    private func evaluateSignIn(_ behaviour: RouteBehaviour, bindings: [String: String], flow: Flow, audiences: Set<String>, link: BackendProviderLink) async throws -> Acceptance {
         guard let token = bindings["provider.id_token"], !token.isEmpty else { throw Rejection.request("id_token is missing") }
         let hash = TokenMinter.sha256Hex(token)
         if has(.acceptReplay), let key = replayCache[hash] {
             return Acceptance(account: key, effect: .newSession, values: accountValues(key))
         }
-        let verified = try await verify(token, skipSignature: false)
+        let verified = try await verify(token, link: link, skipSignature: false)
         let claims = verified.claims
-        try checkIDTokenClaims(claims, audiences: audiences, rawNonce: bindings["provider.nonce"])
+        try checkIDTokenClaims(claims, audiences: audiences, rawNonce: bindings["provider.nonce"], link: link, nonce: flow.nonce ?? link.profile.nonce)
         if !has(.acceptReplay) {
             usedTokens = usedTokens.filter { $0.value + Self.leeway >= now }
             guard usedTokens[hash] == nil else { throw Rejection.invalid("this id_token was already used (replay)") }
             usedTokens[hash] = claims["exp"]?.doubleValue.map { Int64($0) } ?? now + 600
         }
         let sub = claims.string("sub") ?? ""
-        let clientID = Self.audience(claims, within: audiences) ?? registration.clientID
+        let clientID = Self.audience(claims, within: audiences) ?? link.defaultClientID
         var exchanged: (refresh: String?, access: String?)?
         if behaviour.contains(.codeExchange), !has(.noCodeExchange) {
             guard let code = bindings["provider.code"], !code.isEmpty else { throw Rejection.request("authorization code is missing") }
-            exchanged = try await exchange(code: code, clientID: clientID, flow: flow, expectedSub: sub)
+            exchanged = try await exchange(code: code, clientID: clientID, flow: flow, expectedSub: sub, link: link)
         }
-        upsertAccount(sub: sub, email: claims.string("email"), clientID: clientID, tokens: exchanged)
+        upsertAccount(sub: sub, email: claims.string("email"), clientID: clientID, flowID: flow.id, tokens: exchanged)
         return Acceptance(account: sub, effect: .newSession, values: accountValues(sub), replayHash: hash)
     }
 
-    private func evaluateCodeOnly(bindings: [String: String], flow: Flow, audiences: Set<String>) async throws -> Acceptance {
+    private func evaluateCodeOnly(bindings: [String: String], flow: Flow, audiences: Set<String>, link: BackendProviderLink) async throws -> Acceptance {
         guard !has(.noCodeExchange) else { return Acceptance(account: nil, effect: .newSession) }
         guard let code = bindings["provider.code"], !code.isEmpty else { throw Rejection.request("authorization code is missing") }
-        let clientID = variables(of: flow)["client_id"] ?? registration.clientID
-        let result = try await exchangeRaw(code: code, clientID: clientID, flow: flow)
-        let verified = try await verify(result.idToken, skipSignature: false)
-        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: nil)
+        let clientID = variables(of: flow)["client_id"] ?? link.defaultClientID
+        let result = try await exchangeRaw(code: code, clientID: clientID, flow: flow, link: link)
+        let verified = try await verify(result.idToken, link: link, skipSignature: false)
+        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: nil, link: link)
         let sub = verified.claims.string("sub") ?? ""
-        upsertAccount(sub: sub, email: verified.claims.string("email"), clientID: clientID, tokens: (result.refresh, result.access))
+        upsertAccount(sub: sub, email: verified.claims.string("email"), clientID: clientID, flowID: flow.id, tokens: (result.refresh, result.access))
         return Acceptance(account: sub, effect: .newSession, values: accountValues(sub))
     }
 
     private func evaluateRefresh(session: Session) async throws -> Acceptance {
-        guard let account = accounts[session.account], let refresh = account.refreshToken, let sub = account.sub else {
+        guard let account = accounts[session.account], let refresh = account.refreshToken, let sub = account.sub,
+            let link = account.flowID.flatMap({ links[$0] })
+        else {
             return Acceptance(account: session.account, effect: .newSession, values: accountValues(session.account))
         }
-        let clientID = account.clientID ?? registration.clientID
-        let response = try await postToProvider(MockProvider.tokenPath, [
-            ("client_id", clientID), ("client_secret", clientSecret(clientID)), ("grant_type", "refresh_token"), ("refresh_token", refresh),
+        let clientID = account.clientID ?? link.defaultClientID
+        let response = try await postToProvider(link, link.profile.endpoints.token, clientID: clientID, [
+            ("grant_type", "refresh_token"), ("refresh_token", refresh),
         ])
         guard response.status == 200, let body = response.jsonBody, case .string(let idToken)? = JSONPath(parsing: "$.id_token")?.evaluate(in: body) else {
             endSessions(of: session.account)
             throw Rejection.unauthorized("the provider refused the refresh token (\(Self.errorCode(response)))")
         }
-        let verified = try await verify(idToken, skipSignature: false)
-        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: sub)
+        let verified = try await verify(idToken, link: link, skipSignature: false)
+        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: sub, link: link)
         if case .string(let access)? = JSONPath(parsing: "$.access_token")?.evaluate(in: body) { accounts[session.account]?.accessToken = access }
         return Acceptance(account: session.account, effect: .newSession, values: accountValues(session.account))
     }
 
-    private func evaluateNotification(bindings: [String: String], request: MockHTTPRequest, audiences: Set<String>) async throws -> Acceptance {
+    private func evaluateNotification(bindings: [String: String], request: MockHTTPRequest, audiences: Set<String>, link: BackendProviderLink) async throws -> Acceptance {
         var jwt = bindings["provider.notification"]
         if jwt == nil, let body = JSONBridge.parse(request.body), case .string(let payload)? = JSONPath(parsing: "$.payload")?.evaluate(in: body) {
             jwt = payload
         }
         guard let jwt, !jwt.isEmpty else { throw Rejection.request("notification payload is missing") }
-        let verified = try await verify(jwt, skipSignature: has(.ignoreNotificationSignature))
+        let verified = try await verify(jwt, link: link, skipSignature: has(.ignoreNotificationSignature))
         let claims = verified.claims
-        if !has(.skipIss), claims.string("iss") != FlowMocks.appleIssuer { throw Rejection.invalid("notification iss is not Apple") }
+        if !has(.skipIss), !link.issuers.contains(claims.string("iss") ?? "\u{0}") { throw Rejection.invalid("notification iss is not the provider's") }
         if !has(.skipAud), !Self.audienceAccepted(claims["aud"], audiences) { throw Rejection.invalid("notification aud is not ours") }
         try checkTimes(claims)
         guard let jti = claims.string("jti"), !jti.isEmpty else { throw Rejection.invalid("notification has no jti") }
@@ -465,11 +505,12 @@ public actor MockBackend: MockHTTPHandler {
         return values
     }
 
-    private func upsertAccount(sub: String, email: String?, clientID: String, tokens: (refresh: String?, access: String?)?) {
+    private func upsertAccount(sub: String, email: String?, clientID: String, flowID: String, tokens: (refresh: String?, access: String?)?) {
         var account = accounts[sub] ?? Account(key: sub, sub: sub)
         if account.deleted { account = Account(key: sub, sub: sub) }
         account.email = email ?? account.email
         account.clientID = clientID
+        account.flowID = flowID
         if let tokens {
             account.refreshToken = tokens.refresh ?? account.refreshToken
             account.accessToken = tokens.access ?? account.accessToken
@@ -479,14 +520,16 @@ public actor MockBackend: MockHTTPHandler {
 
     // MARK: Provider calls
 
-    private func clientSecret(_ clientID: String) -> String {
-        (try? signer?.sign(clientID: clientID, now: now, der: has(.clientSecretDER))) ?? ""
-    }
-
-    private func postToProvider(_ path: String, _ fields: [(String, String)]) async throws -> MockHTTPResponse {
-        let url = providerBaseURL.appendingPathComponent(String(path.dropFirst()))
+    /// Posts a form to the provider's `path`, authenticated as `clientID` by the link's method.
+    private func postToProvider(_ link: BackendProviderLink, _ path: String, clientID: String, _ fields: [(String, String)]) async throws -> MockHTTPResponse {
+        let url = link.url(of: path)
+        var authentication: (fields: [(String, String)], headers: [HeaderField]) = ([("client_id", clientID)], [])
+        if let credentials = link.credentials[clientID] ?? link.credentials[link.defaultClientID] {
+            authentication = credentials.authentication(
+                endpointURL: url.absoluteString, now: now, jti: random.string(length: 24), der: has(.clientSecretDER))
+        }
         do {
-            return try await transport.send(.form(path, fields), to: url)
+            return try await transport.send(.form(path, authentication.fields + fields, headers: authentication.headers), to: url)
         } catch {
             throw Rejection.upstream("the identity provider is unreachable")
         }
@@ -497,10 +540,10 @@ public actor MockBackend: MockHTTPHandler {
         return "HTTP \(response.status)"
     }
 
-    private func exchangeRaw(code: String, clientID: String, flow: Flow) async throws -> (idToken: String, refresh: String?, access: String?) {
-        var fields = [("client_id", clientID), ("client_secret", clientSecret(clientID)), ("code", code), ("grant_type", "authorization_code")]
-        if let redirect = variables(of: flow)["redirect_uri"] ?? registration.redirectURI { fields.append(("redirect_uri", redirect)) }
-        let response = try await postToProvider(MockProvider.tokenPath, fields)
+    private func exchangeRaw(code: String, clientID: String, flow: Flow, link: BackendProviderLink) async throws -> (idToken: String, refresh: String?, access: String?) {
+        var fields = [("code", code), ("grant_type", "authorization_code")]
+        if let redirect = variables(of: flow)["redirect_uri"] ?? link.redirectURI { fields.append(("redirect_uri", redirect)) }
+        let response = try await postToProvider(link, link.profile.endpoints.token, clientID: clientID, fields)
         guard response.status == 200, let body = response.jsonBody,
             case .string(let idToken)? = JSONPath(parsing: "$.id_token")?.evaluate(in: body)
         else {
@@ -513,15 +556,17 @@ public actor MockBackend: MockHTTPHandler {
         return (idToken, refresh, access)
     }
 
-    private func exchange(code: String, clientID: String, flow: Flow, expectedSub: String) async throws -> (refresh: String?, access: String?) {
-        let result = try await exchangeRaw(code: code, clientID: clientID, flow: flow)
-        let verified = try await verify(result.idToken, skipSignature: false)
-        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: expectedSub)
+    private func exchange(code: String, clientID: String, flow: Flow, expectedSub: String, link: BackendProviderLink) async throws -> (refresh: String?, access: String?) {
+        let result = try await exchangeRaw(code: code, clientID: clientID, flow: flow, link: link)
+        let verified = try await verify(result.idToken, link: link, skipSignature: false)
+        try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: expectedSub, link: link)
         return (result.refresh, result.access)
     }
 
     private func revokeAtProvider(account key: String) async {
-        guard !has(.skipRevoke), let account = accounts[key], let clientID = account.clientID else { return }
+        guard !has(.skipRevoke), let account = accounts[key], let clientID = account.clientID,
+            let link = account.flowID.flatMap({ links[$0] }), let revocation = link.profile.endpoints.revocation
+        else { return }
         let token: (String, String)?
         if let refresh = account.refreshToken {
             token = (refresh, "refresh_token")
@@ -531,9 +576,7 @@ public actor MockBackend: MockHTTPHandler {
             token = nil
         }
         guard let (value, hint) = token else { return }
-        _ = try? await postToProvider(MockProvider.revokePath, [
-            ("client_id", clientID), ("client_secret", clientSecret(clientID)), ("token", value), ("token_type_hint", hint),
-        ])
+        _ = try? await postToProvider(link, revocation, clientID: clientID, [("token", value), ("token_type_hint", hint)])
     }
 
     // MARK: Token validation
@@ -544,7 +587,7 @@ public actor MockBackend: MockHTTPHandler {
     }
 
     /// Header and signature, strictly (each check can be switched off by a defect).
-    func verify(_ token: String, skipSignature: Bool) async throws -> VerifiedToken {
+    func verify(_ token: String, link: BackendProviderLink, skipSignature: Bool) async throws -> VerifiedToken {
         let parsed: ParsedJWS
         do { parsed = try JWS.parse(token) } catch { throw Rejection.malformed("malformed token: \(error)") }
         let header = parsed.header
@@ -571,7 +614,7 @@ public actor MockBackend: MockHTTPHandler {
             key = await fetchRemoteKey(remote, kid: header.string("kid"))
         }
         if !noSignature {
-            if key == nil { key = try await selectKey(header["kid"]) }
+            if key == nil { key = try await selectKey(header["kid"], link: link) }
             guard let key else { throw Rejection.invalid("no key to verify with") }
             let verificationKey: JWSVerificationKey = algorithm == .HS256 ? .hmac(Array(key.publicKeyPEM.utf8)) : .rsa(key)
             guard parsed.verifySignature(algorithm: algorithm, key: verificationKey) else {
@@ -584,29 +627,33 @@ public actor MockBackend: MockHTTPHandler {
         return VerifiedToken(header: header, claims: claims)
     }
 
-    private func selectKey(_ kidNode: JSONNode?) async throws -> RSAKey {
-        if !jwksLoaded { try await fetchJWKS() }
-        if has(.rejectUnusableJWKS), jwksUnusable > 0 { throw Rejection.invalid("the JWKS holds a key this verifier cannot read") }
-        if has(.firstKey), let first = jwksFirstKey { return first }
+    private func selectKey(_ kidNode: JSONNode?, link: BackendProviderLink) async throws -> RSAKey {
+        let jwksURL = link.url(of: link.profile.endpoints.jwks).absoluteString
+        if !(jwksCaches[jwksURL]?.loaded ?? false) { try await fetchJWKS(link) }
+        var cache = jwksCaches[jwksURL] ?? JWKSCache()
+        if has(.rejectUnusableJWKS), cache.unusable > 0 { throw Rejection.invalid("the JWKS holds a key this verifier cannot read") }
+        if has(.firstKey), let first = cache.first { return first }
         guard let kid = kidNode?.stringValue else { throw Rejection.invalid("header has no kid") }
-        if let keys = jwksKeys[kid] {
+        if let keys = cache.keys[kid] {
             guard keys.count == 1 else { throw Rejection.invalid("several JWKS keys share the kid") }
             return keys[0]
         }
         if !has(.noJWKSRefetch) {
-            try await fetchJWKS()
-            if has(.rejectUnusableJWKS), jwksUnusable > 0 { throw Rejection.invalid("the JWKS holds a key this verifier cannot read") }
-            if let keys = jwksKeys[kid], keys.count == 1 { return keys[0] }
+            try await fetchJWKS(link)
+            cache = jwksCaches[jwksURL] ?? JWKSCache()
+            if has(.rejectUnusableJWKS), cache.unusable > 0 { throw Rejection.invalid("the JWKS holds a key this verifier cannot read") }
+            if let keys = cache.keys[kid], keys.count == 1 { return keys[0] }
         }
-        if has(.kidFallback), let first = jwksFirstKey { return first }
+        if has(.kidFallback), let first = cache.first { return first }
         throw Rejection.invalid("kid is not in the provider's JWKS")
     }
 
-    private func fetchJWKS() async throws {
-        let url = providerBaseURL.appendingPathComponent(String(MockProvider.jwksPath.dropFirst()))
+    private func fetchJWKS(_ link: BackendProviderLink) async throws {
+        let path = link.profile.endpoints.jwks
+        let url = link.url(of: path)
         let response: MockHTTPResponse
         do {
-            response = try await transport.send(MockHTTPRequest(method: "GET", target: MockProvider.jwksPath), to: url)
+            response = try await transport.send(MockHTTPRequest(method: "GET", target: path), to: url)
         } catch {
             throw Rejection.upstream("the provider's JWKS is unreachable")
         }
@@ -627,10 +674,7 @@ public actor MockBackend: MockHTTPHandler {
             if first == nil { first = key }
             if let kid = jwk.kid { keys[kid, default: []].append(key) }
         }
-        jwksKeys = keys
-        jwksFirstKey = first
-        jwksUnusable = unusable
-        jwksLoaded = true
+        jwksCaches[url.absoluteString] = JWKSCache(keys: keys, first: first, unusable: unusable, loaded: true)
     }
 
     /// What a backend that trusts `jku`/`x5u` does: fetch the URL (the provider records it).
@@ -671,14 +715,22 @@ public actor MockBackend: MockHTTPHandler {
         }
     }
 
-    private func checkIDTokenClaims(_ claims: JSONObject, audiences: Set<String>, rawNonce: String?) throws {
+    private func checkIDTokenClaims(_ claims: JSONObject, audiences: Set<String>, rawNonce: String?, link: BackendProviderLink, nonce transform: NonceTransform) throws {
         if claims.contains("events") { throw Rejection.invalid("a notification is not an ID token") }
-        if !has(.skipIss), claims.string("iss") != FlowMocks.appleIssuer { throw Rejection.invalid("iss is not \(FlowMocks.appleIssuer)") }
+        if !has(.skipIss), !link.issuers.contains(claims.string("iss") ?? "\u{0}") {
+            throw Rejection.invalid("iss is not one of \(link.issuers.joined(separator: ", "))")
+        }
         if !has(.skipAud), !Self.audienceAccepted(claims["aud"], audiences) { throw Rejection.invalid("aud is not this app") }
+        // OpenID Connect Core §3.1.3.7: an azp that is present must be this client.
+        if !has(.skipAud), let azp = claims["azp"], !(azp.stringValue.map(audiences.contains) ?? false) {
+            throw Rejection.invalid("azp is not this app")
+        }
         try checkTimes(claims)
         guard let sub = claims.string("sub"), !sub.isEmpty else { throw Rejection.invalid("sub missing, empty or not a string") }
         if let rawNonce, !has(.skipNonce) {
-            let expected = has(.nonceUnhashed) ? rawNonce : TokenMinter.sha256Hex(rawNonce)
+            // The flow says how the nonce reaches the claim; the defect applies the other rule.
+            let hashed = (transform == .sha256) != has(.nonceUnhashed)
+            let expected = hashed ? TokenMinter.sha256Hex(rawNonce) : rawNonce
             if let claim = claims["nonce"] {
                 guard claim.stringValue == expected else { throw Rejection.invalid("nonce does not match the SHA-256 of the posted nonce") }
             } else {
@@ -705,13 +757,38 @@ public actor MockBackend: MockHTTPHandler {
         }
     }
 
-    private func checkExchangedClaims(_ claims: JSONObject, clientID: String, expectedSub: String?) throws {
-        if !has(.skipIss), claims.string("iss") != FlowMocks.appleIssuer { throw Rejection.invalid("exchanged id_token: iss is not Apple") }
+    private func checkExchangedClaims(_ claims: JSONObject, clientID: String, expectedSub: String?, link: BackendProviderLink) throws {
+        if !has(.skipIss), !link.issuers.contains(claims.string("iss") ?? "\u{0}") { throw Rejection.invalid("exchanged id_token: iss is not the provider's") }
         if !has(.skipAud), !Self.audienceAccepted(claims["aud"], [clientID]) { throw Rejection.invalid("exchanged id_token: aud is not this app") }
         try checkTimes(claims)
         guard let sub = claims.string("sub"), !sub.isEmpty else { throw Rejection.invalid("exchanged id_token: sub missing") }
         if let expectedSub, !has(.skipExchangeSubject), sub != expectedSub {
             throw Rejection.invalid("exchanged id_token: sub differs from the client's token")
         }
+    }
+}
+
+/// How the embedded mock backend reaches the provider of one flow: the profile (resolved), where
+/// the provider is, the issuers it accepts, and how it authenticates per client id.
+public struct BackendProviderLink: Sendable {
+    public var profile: ProviderProfile
+    public var baseURL: URL
+    public var issuers: [String]
+    public var credentials: [String: ClientCredentials]
+    /// The client id used when a token names none of the flows' (and for routes without one).
+    public var defaultClientID: String
+    public var redirectURI: String?
+
+    public init(profile: ProviderProfile, baseURL: URL, issuers: [String], credentials: [String: ClientCredentials], defaultClientID: String, redirectURI: String? = nil) {
+        self.profile = profile
+        self.baseURL = baseURL
+        self.issuers = issuers
+        self.credentials = credentials
+        self.defaultClientID = defaultClientID
+        self.redirectURI = redirectURI
+    }
+
+    func url(of path: String) -> URL {
+        URL(string: baseURL.absoluteString.trimmingSuffix("/") + path) ?? baseURL
     }
 }

@@ -1,22 +1,19 @@
 import FlowModel
+import FlowParser
 import Foundation
 import JOSE
 
-/// The mock identity provider: flowspec plays Apple. Serves a JWKS of per-run RS256 keys,
-/// answers `/auth/token` and `/auth/revoke` with Apple's rules and error bodies, simulates the
-/// authorize step, mints honest and forged ID tokens and notifications, and records every
-/// request made to it (secrets elided) so checks can assert on what the backend did — and did
-/// not — do.
+/// The mock identity provider: flowspec plays the provider a flow names, as its profile
+/// (`ProviderProfile`) describes it — issuers, paths, discovery document, client
+/// authentication, the claims of an honest ID token. Serves a JWKS of per-run RS256 keys,
+/// answers the token, revocation and userinfo endpoints, simulates the authorize step, mints
+/// honest and forged ID tokens (and Apple's notifications), and records every request made to
+/// it (secrets elided) so checks can assert on what the backend did — and did not — do.
 ///
 /// The checker drives it in-process through the "side door" (`signIn`, `mintNotification`…);
-/// the backend under test reaches it over HTTP. Not a general OpenID provider: only Apple's
-/// profile, and only what token-cases.md needs.
+/// the backend under test reaches it over HTTP. Keys are generated on first use, once per
+/// provider: a run whose flows never sign in generates none.
 public actor MockProvider: MockHTTPHandler {
-    public static let jwksPath = "/auth/keys"
-    public static let tokenPath = "/auth/token"
-    public static let revokePath = "/auth/revoke"
-    public static let authorizePath = "/auth/authorize"
-    public static let configurationPath = "/.well-known/openid-configuration"
     /// Served so that a backend that follows `jku` (S8) is recorded doing it.
     public static let attackerJWKSPath = "/attacker/jwks.json"
     public static let attackerX5UPath = "/attacker/key.pem"
@@ -44,15 +41,19 @@ public actor MockProvider: MockHTTPHandler {
         var revoked = false
     }
 
+    /// The profile played, its `{{variables}}` already filled in for the flows it serves.
+    public nonisolated let profile: ProviderProfile
     private var registrations: [String: ClientRegistration] = [:]
-    private var clientKeys: [String: ECKey] = [:]
     private let clock: @Sendable () -> Date
     private let random: any RandomSource
-    private let material: ProviderKeyMaterial
+    /// Key material given by the caller (tests share one set); nil = generate on first use.
+    private let givenMaterial: ProviderKeyMaterial?
     private var entries: [JWKSEntry] = []
-    private var signing: ProviderKey
-    private var sparesUsed = 0
+    private var signingKey: ProviderKey?
+    private var spares: [RSAKey] = []
+    private var attackerKey: RSAKey?
     private let attackerKeyID: String
+    private var seenAssertionIDs = Set<String>()
     private var codes: [String: CodeGrant] = [:]
     private var tokens: [String: TokenGrant] = [:]
     private var override: TokenEndpointOverride?
@@ -60,51 +61,41 @@ public actor MockProvider: MockHTTPHandler {
     private var sequence = 0
     private let server = MockHTTPServer()
     private var configuredBaseURL: URL?
-    /// The user of manual sign-ins through `/auth/authorize`.
+    /// The user of manual sign-ins through the authorization endpoint.
     public let defaultUser: MockUser
 
     /// - Parameters:
-    ///   - registrations: clients whose `client_secret` the provider can verify.
-    ///   - keys: RSA key material; generated when nil (3 signing keys, 2 spares).
+    ///   - profile: the provider to play (resolved: `{{tenant_id}}` filled in); Apple by default.
+    ///   - registrations: clients the provider can authenticate.
+    ///   - keys: RSA key material; when nil, 3 signing keys are generated on first use, an
+    ///     attacker key when a forgery needs one, and a new key per rotation.
     public init(
+        profile: ProviderProfile? = nil,
         registrations: [ClientRegistration],
         clock: @escaping @Sendable () -> Date = { Date() },
         random: any RandomSource = SystemRandom(),
         keys: ProviderKeyMaterial? = nil
     ) {
-        let material: ProviderKeyMaterial
-        if let keys {
-            material = keys
-        } else {
-            do { material = try ProviderKeyMaterial.generate() } catch { fatalError("OpenSSL could not generate RSA keys: \(error)") }
-        }
-        self.material = material
+        let profile = profile ?? BuiltinProviders.profiles["apple"]!
+        self.profile = profile
+        self.givenMaterial = keys
         self.clock = clock
         self.random = random
-        var entries: [JWKSEntry] = []
-        var seen = Set<String>()
-        for key in material.signing {
-            var kid = random.keyID()
-            while !seen.insert(kid).inserted { kid = random.keyID() }
-            entries.append(.signing(ProviderKey(kid: kid, key: key)))
-        }
-        self.entries = entries
-        guard case .signing(let first) = entries[0] else { preconditionFailure() }
-        self.signing = first
         self.attackerKeyID = random.keyID()
-        self.defaultUser = MockUser.random(using: random)
-        for registration in registrations {
+        self.defaultUser = MockUser.random(using: random, profile: profile)
+        for registration in registrations where registration.applies(to: profile.id) {
             self.registrations[registration.clientID] = registration
-            self.clientKeys[registration.clientID] = try? ECKey(pem: registration.publicKeyPEM)
         }
     }
 
     // MARK: Lifecycle
 
-    /// Starts serving on `host:port` (0 = any free port) and returns the base URL.
-    public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> URL {
+    /// Starts serving on `host:port` (0 = any free port) and returns the URL it listens on.
+    /// `advertised` is the base URL the backend reaches it at, when that differs (a backend in a
+    /// container): it goes into the discovery document, `{{provider.url}}` issuers and `jku`.
+    public func start(host: String = "127.0.0.1", port: Int = 0, advertised: URL? = nil) async throws -> URL {
         let url = try await server.start(host: host, port: port, handler: self, label: "mock-provider")
-        configuredBaseURL = url
+        configuredBaseURL = advertised ?? url
         return url
     }
 
@@ -112,20 +103,77 @@ public actor MockProvider: MockHTTPHandler {
         await server.stop()
     }
 
-    /// Where the provider is served; also used for `jku`/`x5u` URLs. Set by `start`, or by
-    /// `setBaseURL` when it runs behind the in-process transport.
+    /// Where the backend reaches the provider; also used for `jku`/`x5u` URLs. Set by `start`,
+    /// or by `setBaseURL` when it runs behind the in-process transport.
     public var baseURL: URL? { configuredBaseURL }
 
     public func setBaseURL(_ url: URL) { configuredBaseURL = url }
 
+    private var base: String { configuredBaseURL?.absoluteString.trimmingSuffix("/") ?? "http://127.0.0.1:9" }
+
+    /// The issuer honest tokens carry (the profile's first issuer, `{{provider.url}}` filled in).
+    public var issuer: String { profile.issuers(servedAt: base)[0] }
+
+    /// Every issuer the profile lists, filled in.
+    public var issuers: [String] { profile.issuers(servedAt: base) }
+
+    /// Full URL of an endpoint path of the profile.
+    public func url(of path: String) -> String { base + path }
+
     public func addRegistration(_ registration: ClientRegistration) {
         registrations[registration.clientID] = registration
-        clientKeys[registration.clientID] = try? ECKey(pem: registration.publicKeyPEM)
     }
 
     public func registration(for clientID: String) -> ClientRegistration? { registrations[clientID] }
 
+    public var registeredClientIDs: [String] { registrations.keys.sorted() }
+
     // MARK: Keys
+
+    /// Whether any key has been generated or loaded yet (a run without sign-ins makes none).
+    public var hasKeys: Bool { signingKey != nil }
+
+    /// The JWKS starts with 3 signing keys (P4 signs with the 2nd and 3rd): made on first use,
+    /// on both cores.
+    private func ensureKeys() {
+        guard signingKey == nil else { return }
+        let material: [RSAKey]
+        if let givenMaterial {
+            material = givenMaterial.signing
+            spares = givenMaterial.spares
+            attackerKey = givenMaterial.attacker
+        } else {
+            material = Self.generate(3)
+        }
+        var seen = Set<String>()
+        for key in material {
+            var kid = random.keyID()
+            while !seen.insert(kid).inserted || kid == attackerKeyID { kid = random.keyID() }
+            entries.append(.signing(ProviderKey(kid: kid, key: key)))
+        }
+        signingKey = signingKeys.first
+    }
+
+    private func attacker() -> RSAKey {
+        ensureKeys()
+        if let attackerKey { return attackerKey }
+        let key = Self.generate(1)[0]
+        attackerKey = key
+        return key
+    }
+
+    private static func generate(_ count: Int) -> [RSAKey] {
+        let slots = OrderedKeySlots(count: count)
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            do { slots.set(index, try RSAKey.generate()) } catch { fatalError("OpenSSL could not generate an RSA key: \(error)") }
+        }
+        return slots.values
+    }
+
+    private var signing: ProviderKey {
+        ensureKeys()
+        return signingKey!
+    }
 
     /// Signing keys in JWKS order.
     private var signingKeys: [ProviderKey] {
@@ -138,6 +186,7 @@ public actor MockProvider: MockHTTPHandler {
     }
 
     private func jwksObject() -> JSONNode {
+        ensureKeys()
         let keys: [JSONNode] = entries.map { entry in
             switch entry {
             case .signing(let key): .object(key.jwk.jsonObject)
@@ -148,7 +197,10 @@ public actor MockProvider: MockHTTPHandler {
     }
 
     /// Key ids of the usable signing keys, in JWKS order.
-    public func keyIDs() -> [String] { signingKeys.map(\.kid) }
+    public func keyIDs() -> [String] {
+        ensureKeys()
+        return signingKeys.map(\.kid)
+    }
 
     /// The `kid` ID tokens are signed with now.
     public func currentKeyID() -> String { signing.kid }
@@ -157,24 +209,19 @@ public actor MockProvider: MockHTTPHandler {
     /// served after this call, so a backend only knows it once it re-fetches (P5).
     @discardableResult
     public func rotateSigningKey() -> String {
-        let key: RSAKey
-        if sparesUsed < material.spares.count {
-            key = material.spares[sparesUsed]
-            sparesUsed += 1
-        } else {
-            do { key = try RSAKey.generate() } catch { fatalError("OpenSSL could not generate an RSA key: \(error)") }
-        }
+        ensureKeys()
+        let key = spares.isEmpty ? Self.generate(1)[0] : spares.removeFirst()
         let kid = freshKeyID()
         let providerKey = ProviderKey(kid: kid, key: key)
         entries.append(.signing(providerKey))
-        signing = providerKey
+        signingKey = providerKey
         return kid
     }
 
     /// P6: an `oct` key and an RSA `use:"enc"` key the backend must skip.
     private func addUnusableKeys() {
         let oct: JSONObject = ["kty": "oct", "kid": .string(freshKeyID()), "k": .string(Base64URL.encode(random.bytes(32)))]
-        var enc = material.attacker.publicJWK(kid: freshKeyID(), alg: "RSA-OAEP", use: "enc").jsonObject
+        var enc = attacker().publicJWK(kid: freshKeyID(), alg: "RSA-OAEP", use: "enc").jsonObject
         enc["alg"] = "RSA-OAEP"
         entries.append(.unusable(oct))
         entries.append(.unusable(enc))
@@ -189,21 +236,23 @@ public actor MockProvider: MockHTTPHandler {
 
     private var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }
 
-    private func minter() -> TokenMinter {
-        TokenMinter(
-            keys: signingKeys, signing: signing, attacker: material.attacker, attackerKeyID: attackerKeyID,
-            baseURL: configuredBaseURL?.absoluteString.trimmingSuffix("/") ?? "http://127.0.0.1:9",
-            now: now, random: random)
+    private func minter(for forgery: TokenForgery = .none) -> TokenMinter {
+        let signing = self.signing
+        return TokenMinter(
+            profile: profile, issuers: issuers, keys: signingKeys, signing: signing,
+            attackerKey: forgery.needsAttackerKey ? attacker() : nil, attackerKeyID: attackerKeyID,
+            baseURL: base, now: now, random: random)
     }
 
     // MARK: Side door (the checker plays the user and the client)
 
-    /// Simulates the authorize step for `user` and returns what Apple hands the client.
-    /// The `nonce` claim is the SHA-256 (lowercase hex) of `rawNonce`. Forgeries change the
-    /// token (or, for C14, the nonce the client will post); P5/P6 rotate the keys first.
+    /// Simulates the authorize step for `user` and returns what the provider hands the client.
+    /// The `nonce` claim is `rawNonce` itself (`.verbatim`) or its SHA-256 in lowercase hex
+    /// (`.sha256`): the flow says which. Forgeries change the token (or, for C14, the nonce
+    /// the client will post); P5/P6 rotate the keys first.
     public func signIn(
         clientID: String, rawNonce: String?, user: MockUser, forgery: TokenForgery = .none,
-        outcome: AuthorizeOutcome = .approved
+        outcome: AuthorizeOutcome = .approved, nonce: NonceTransform = .sha256
     ) -> ProviderSignIn {
         let state = random.string(length: 16)
         guard outcome == .approved else {
@@ -216,7 +265,7 @@ public actor MockProvider: MockHTTPHandler {
         if raw == nil, let caseID = forgery.caseID, ["P7", "C12", "C13", "C14"].contains(caseID) {
             raw = random.string(length: 32)
         }
-        let nonceClaim = raw.map(TokenMinter.sha256Hex)
+        let nonceClaim = raw.map { nonce == .sha256 ? TokenMinter.sha256Hex($0) : $0 }
         switch forgery.caseID {
         case "P5": rotateSigningKey()
         case "P6":
@@ -225,7 +274,7 @@ public actor MockProvider: MockHTTPHandler {
         default: break
         }
         let code = issueCode(clientID: clientID, user: user, nonceClaim: nonceClaim, redirectURI: nil)
-        let mint = minter()
+        let mint = minter(for: forgery)
         let claims = mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nonceClaim, code: code)
         let token = Self.signed { try mint.idToken(
             claims: claims, forgery: forgery, nonceClaim: nonceClaim, clientID: clientID, user: user,
@@ -254,11 +303,11 @@ public actor MockProvider: MockHTTPHandler {
             default: break
             }
         }
-        let mint = minter()
+        let mint = minter(for: forgery)
         let claims = mint.notificationClaims(clientID: clientID, event: event)
         return Self.signed {
             try mint.notification(claims: claims, forgery: forgery, event: event, clientID: clientID) {
-                let user = MockUser(sub: event.sub, email: event.email ?? "user@privaterelay.appleid.com")
+                let user = MockUser(sub: event.sub, email: event.email ?? "user@\(profile.emailDomain)")
                 return try mint.honest(mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nil, code: nil))
             }
         }
@@ -295,6 +344,7 @@ public actor MockProvider: MockHTTPHandler {
 
     private func issueCode(clientID: String, user: MockUser, nonceClaim: String?, redirectURI: String?) -> String {
         let code = "c" + random.string(length: 32, alphabet: "0123456789abcdef") + ".0.mrsz." + random.string(length: 22)
+        codes = codes.filter { now - $0.value.issuedAt <= Int64(profile.codeLifetime) }
         codes[code] = CodeGrant(clientID: clientID, user: user, nonceClaim: nonceClaim, issuedAt: now, redirectURI: redirectURI)
         return code
     }
@@ -309,11 +359,10 @@ public actor MockProvider: MockHTTPHandler {
     /// The ID token `/auth/token` returns, bent by the override for X1/X3.
     private func exchangedIDToken(clientID: String, user: MockUser, nonceClaim: String?, accessToken: String) throws -> String {
         let mint = minter()
-        var claims = mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nonceClaim, code: nil)
-        claims.append("at_hash", .string(TokenMinter.halfHash(accessToken)))
+        var claims = mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nonceClaim, code: nil, accessToken: accessToken)
         switch override {
-        case .differentSubject: claims["sub"] = .string(MockUser.random(using: random).sub)
-        case .wrongIssuer: claims["iss"] = .string("https://appleid.apple.example")
+        case .differentSubject: claims["sub"] = .string(MockUser.random(using: random, profile: profile).sub)
+        case .wrongIssuer: claims["iss"] = .string(issuer + ".evil.example")
         case .wrongAudience: claims["aud"] = .string(TokenMinter.otherAudience)
         case .missingSubject: claims["sub"] = nil
         case .error, nil: break
@@ -329,8 +378,10 @@ public actor MockProvider: MockHTTPHandler {
             sequence: sequence, time: clock(), method: request.method, path: request.path, endpoint: .unknown,
             fields: [:], grantType: nil, clientID: nil, clientSecret: nil, status: 0, error: nil, servedKeyIDs: nil)
         let response: MockHTTPResponse
+        let endpoints = profile.endpoints
         switch (request.method, request.path) {
-        case ("GET", Self.jwksPath):
+        case ("GET", endpoints.jwks):
+            ensureKeys()
             record.endpoint = .jwks
             record.servedKeyIDs = entries.compactMap { entry in
                 switch entry {
@@ -339,29 +390,32 @@ public actor MockProvider: MockHTTPHandler {
                 }
             }
             response = .json(200, bytes: jwksObject().jsonBytes())
-        case ("GET", Self.configurationPath):
+        case ("GET", endpoints.discovery):
             record.endpoint = .openIDConfiguration
             response = configuration()
-        case ("GET", Self.authorizePath), ("POST", Self.authorizePath):
+        case ("GET", endpoints.authorization), ("POST", endpoints.authorization):
             record.endpoint = .authorize
             let fields = request.method == "GET" ? request.queryItems : request.formFields
             record.fields = RecordedRequest.elidedFields(fields)
             record.clientID = fields.first { $0.0 == "client_id" }?.1
             response = authorize(fields)
-        case ("POST", Self.tokenPath):
+        case ("POST", endpoints.token):
             record.endpoint = .token
             response = token(request, record: &record)
-        case ("POST", Self.revokePath):
+        case ("POST", endpoints.revocation ?? "\u{0}"):
             record.endpoint = .revoke
             response = revoke(request, record: &record)
+        case ("GET", endpoints.userinfo ?? "\u{0}"), ("POST", endpoints.userinfo ?? "\u{0}"):
+            record.endpoint = .userinfo
+            response = userinfo(request)
         case ("GET", Self.attackerJWKSPath):
             record.endpoint = .attackerJWKS
-            response = .json(200, bytes: JWKS(keys: [material.attacker.publicJWK(kid: attackerKeyID)]).jsonBytes())
+            response = .json(200, bytes: JWKS(keys: [attacker().publicJWK(kid: attackerKeyID)]).jsonBytes())
         case ("GET", Self.attackerX5UPath):
             record.endpoint = .attackerX5U
             response = MockHTTPResponse(
                 status: 200, headers: [HeaderField(name: "Content-Type", value: "application/x-pem-file")],
-                body: Array(material.attacker.publicKeyPEM.utf8))
+                body: Array(attacker().publicKeyPEM.utf8))
         default:
             record.fields = RecordedRequest.elidedFields(request.queryItems)
             response = .error(404, "not_found")
@@ -376,36 +430,68 @@ public actor MockProvider: MockHTTPHandler {
         return response
     }
 
+    /// The discovery document (OpenID Connect Discovery 1.0 §3), pointing at this mock.
     private func configuration() -> MockHTTPResponse {
-        let base = configuredBaseURL?.absoluteString.trimmingSuffix("/") ?? ""
-        let object: JSONObject = [
-            "issuer": .string(FlowMocks.appleIssuer),
-            "authorization_endpoint": .string(base + Self.authorizePath),
-            "token_endpoint": .string(base + Self.tokenPath),
-            "revocation_endpoint": .string(base + Self.revokePath),
-            "jwks_uri": .string(base + Self.jwksPath),
-            "response_types_supported": ["code", "code id_token"],
-            "response_modes_supported": ["query", "fragment", "form_post"],
-            "subject_types_supported": ["pairwise"],
-            "id_token_signing_alg_values_supported": ["RS256"],
-            "scopes_supported": ["openid", "email", "name"],
-            "token_endpoint_auth_methods_supported": ["client_secret_post"],
-            "claims_supported": ["aud", "email", "email_verified", "exp", "iat", "is_private_email", "iss", "nonce", "nonce_supported", "real_user_status", "sub", "transfer_sub"],
+        let endpoints = profile.endpoints
+        var object: JSONObject = [
+            "issuer": .string(issuer),
+            "authorization_endpoint": .string(url(of: endpoints.authorization)),
+            "token_endpoint": .string(url(of: endpoints.token)),
         ]
+        if let revocation = endpoints.revocation { object.append("revocation_endpoint", .string(url(of: revocation))) }
+        if let userinfo = endpoints.userinfo { object.append("userinfo_endpoint", .string(url(of: userinfo))) }
+        object.append("jwks_uri", .string(url(of: endpoints.jwks)))
+        object.append("response_types_supported", ["code", "id_token", "code id_token"])
+        object.append("response_modes_supported", ["query", "fragment", "form_post"])
+        object.append("subject_types_supported", [profile.subject == .apple ? "pairwise" : "public"])
+        object.append("id_token_signing_alg_values_supported", .array(profile.signingAlgorithms.map { .string($0) }))
+        object.append("scopes_supported", ["openid", "email", "profile"])
+        // Apple's ES256 client_secret travels as client_secret_post, as Apple's document says.
+        let methods = profile.clientAuthentication.map { $0 == .appleClientSecret ? "client_secret_post" : $0.rawValue }
+        object.append("token_endpoint_auth_methods_supported", .array(methods.map { .string($0) }))
+        if profile.clientAuthentication.contains(.privateKeyJWT) {
+            object.append("token_endpoint_auth_signing_alg_values_supported", ["RS256", "ES256"])
+        }
+        object.append("grant_types_supported", ["authorization_code", "refresh_token"])
+        let claims = ["aud", "exp", "iat", "iss", "nonce", "sub"] + profile.claims.map(\.name)
+        object.append("claims_supported", .array(Array(Set(claims)).sorted().map { .string($0) }))
         return .json(200, bytes: object.jsonBytes())
     }
 
     /// Client authentication shared by token and revoke: `nil` when the client is good,
-    /// otherwise Apple's error response.
-    private func authenticateClient(_ fields: [(String, String)], record: inout RecordedRequest) -> MockHTTPResponse? {
-        let clientID = fields.first { $0.0 == "client_id" }?.1
-        let secret = fields.first { $0.0 == "client_secret" }?.1
-        record.clientID = clientID
-        guard let clientID, !clientID.isEmpty else { return .error(400, "invalid_request") }
-        let report = ClientSecretVerifier.verify(
-            secret, formClientID: clientID, registration: registrations[clientID], publicKey: clientKeys[clientID], now: now)
-        record.clientSecret = report
-        return report.isValid ? nil : .error(400, "invalid_client")
+    /// otherwise the provider's `invalid_client` answer.
+    private func authenticateClient(_ request: MockHTTPRequest, fields: [(String, String)], record: inout RecordedRequest) -> MockHTTPResponse? {
+        var audiences: Set<String> = [issuer, url(of: profile.endpoints.token)]
+        if let revocation = profile.endpoints.revocation { audiences.insert(url(of: revocation)) }
+        let authenticator = ClientAuthenticator(
+            profile: profile, registrations: registrations, audiences: audiences, appleAudience: issuer, now: now)
+        let outcome = authenticator.authenticate(fields: fields, authorization: request.header("Authorization"), seenJTIs: seenAssertionIDs)
+        record.clientID = outcome.clientID
+        record.clientSecret = outcome.report
+        if outcome.report.method == ClientAuthMethod.privateKeyJWT.rawValue, outcome.report.isValid,
+            let claims = outcome.report.claims.flatMap({ try? StrictJSON.parseObject(Array($0.utf8)) }), let jti = claims.string("jti")
+        {
+            seenAssertionIDs.insert(jti)
+        }
+        guard let clientID = outcome.clientID, !clientID.isEmpty else { return .error(400, "invalid_request") }
+        _ = clientID
+        return outcome.report.isValid ? nil : .error(outcome.report.violations == [.missing] ? 400 : 401, "invalid_client")
+    }
+
+    /// The userinfo endpoint: the signed-in user's claims for a live access token.
+    private func userinfo(_ request: MockHTTPRequest) -> MockHTTPResponse {
+        guard let token = request.bearerToken, let grant = tokens[token], grant.kind == "access_token", !grant.revoked else {
+            return MockHTTPResponse(
+                status: 401, headers: [HeaderField(name: "WWW-Authenticate", value: "Bearer error=\"invalid_token\"")], body: [])
+        }
+        let mint = minter()
+        var claims = JSONObject()
+        claims.append("sub", .string(grant.user.sub))
+        for member in mint.idTokenClaims(clientID: grant.clientID, user: grant.user, nonceClaim: nil, code: nil).members
+        where ["email", "email_verified", "name", "given_name", "family_name", "preferred_username", "is_private_email"].contains(member.name) {
+            claims.append(member.name, member.value)
+        }
+        return .json(200, bytes: claims.jsonBytes())
     }
 
     private func token(_ request: MockHTTPRequest, record: inout RecordedRequest) -> MockHTTPResponse {
@@ -413,7 +499,7 @@ public actor MockProvider: MockHTTPHandler {
         record.fields = RecordedRequest.elidedFields(fields)
         let grantType = fields.first { $0.0 == "grant_type" }?.1
         record.grantType = grantType
-        if let failure = authenticateClient(fields, record: &record) { return failure }
+        if let failure = authenticateClient(request, fields: fields, record: &record) { return failure }
         guard let grantType else { return .error(400, "invalid_request") }
         guard grantType == "authorization_code" || grantType == "refresh_token" else { return .error(400, "unsupported_grant_type") }
         if case .error(let code) = override { return .error(400, code) }
@@ -424,8 +510,8 @@ public actor MockProvider: MockHTTPHandler {
                 guard var grant = codes[code], grant.clientID == clientID else {
                     return .error(400, "invalid_grant", description: "The code is invalid.")
                 }
-                guard !grant.used else { return .error(400, "invalid_grant", description: "The code has already been used.") }
-                guard now - grant.issuedAt <= FlowMocks.codeLifetime else {
+                guard !grant.used || !profile.codeSingleUse else { return .error(400, "invalid_grant", description: "The code has already been used.") }
+                guard now - grant.issuedAt <= Int64(profile.codeLifetime) else {
                     return .error(400, "invalid_grant", description: "The code has expired or has been revoked.")
                 }
                 if let expected = grant.redirectURI ?? registrations[clientID]?.redirectURI,
@@ -468,7 +554,7 @@ public actor MockProvider: MockHTTPHandler {
     private func revoke(_ request: MockHTTPRequest, record: inout RecordedRequest) -> MockHTTPResponse {
         let fields = request.formFields
         record.fields = RecordedRequest.elidedFields(fields)
-        if let failure = authenticateClient(fields, record: &record) { return failure }
+        if let failure = authenticateClient(request, fields: fields, record: &record) { return failure }
         guard let token = fields.first(where: { $0.0 == "token" })?.1, !token.isEmpty else { return .error(400, "invalid_request") }
         if var grant = tokens[token], grant.clientID == record.clientID {
             grant.revoked = true
@@ -499,12 +585,13 @@ public actor MockProvider: MockHTTPHandler {
         case .authenticationFailed:
             return MockHTTPResponse(
                 status: 200, headers: [HeaderField(name: "Content-Type", value: "text/html; charset=utf-8")],
-                body: Array("<!doctype html><title>Sign in with Apple</title><p>Your Apple ID or password was incorrect.</p>".utf8))
+                body: Array("<!doctype html><title>\(Self.html(profile.name))</title><p>The account or password was incorrect.</p>".utf8))
         case .denied:
             result.append(("error", "user_cancelled_authorize"))
         case .approved:
             let nonce = field("nonce")
             let code = issueCode(clientID: clientID, user: defaultUser, nonceClaim: nonce, redirectURI: redirectURI)
+            ensureKeys()
             result.append(("code", code))
             if field("response_type")?.split(separator: " ").contains("id_token") == true {
                 let mint = minter()
@@ -517,7 +604,7 @@ public actor MockProvider: MockHTTPHandler {
         if let state { result.append(("state", state)) }
         if formPost {
             let inputs = result.map { "<input type=\"hidden\" name=\"\(Self.html($0.0))\" value=\"\(Self.html($0.1))\">" }.joined()
-            let page = "<!doctype html><title>Sign in with Apple</title><body onload=\"document.forms[0].submit()\"><form method=\"post\" action=\"\(Self.html(redirectURI))\">\(inputs)<noscript><button>Continue</button></noscript></form></body>"
+            let page = "<!doctype html><title>\(Self.html(profile.name))</title><body onload=\"document.forms[0].submit()\"><form method=\"post\" action=\"\(Self.html(redirectURI))\">\(inputs)<noscript><button>Continue</button></noscript></form></body>"
             return MockHTTPResponse(
                 status: 200, headers: [HeaderField(name: "Content-Type", value: "text/html; charset=utf-8")], body: Array(page.utf8))
         }
@@ -532,7 +619,10 @@ public actor MockProvider: MockHTTPHandler {
 }
 
 extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    /// This text without every trailing repetition of `suffix` (`"http://h//"` → `"http://h"`).
+    public func trimmingSuffix(_ suffix: String) -> String {
+        var text = self
+        while !suffix.isEmpty, text.hasSuffix(suffix) { text.removeLast(suffix.count) }
+        return text
     }
 }

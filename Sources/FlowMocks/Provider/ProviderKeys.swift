@@ -1,3 +1,4 @@
+import Foundation
 import JOSE
 
 /// RSA keys for one provider: the signing keys its JWKS starts with, spares used for rotation
@@ -30,4 +31,25 @@ struct ProviderKey: Sendable {
     var kid: String
     var key: RSAKey
     var jwk: JWK { key.publicJWK(kid: kid) }
+}
+
+/// Keys generated on several threads at once, read back in index order.
+final class OrderedKeySlots: @unchecked Sendable {
+    // Written once per index from `concurrentPerform`, under the lock; read after it returns.
+    private var slots: [RSAKey?]
+    private let lock = NSLock()
+
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ key: RSAKey) {
+        lock.lock()
+        slots[index] = key
+        lock.unlock()
+    }
+
+    var values: [RSAKey] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.map { $0! }
+    }
 }

@@ -9,6 +9,7 @@ public struct RecordedRequest: Sendable, Hashable, Codable {
         case revoke
         case authorize
         case openIDConfiguration = "openid-configuration"
+        case userinfo
         /// The attacker JWKS a `jku` header points at (S8): fetching it is a defect.
         case attackerJWKS = "attacker-jwks"
         /// The attacker key an `x5u` header points at (S8): fetching it is a defect.

@@ -1,3 +1,4 @@
+import FlowModel
 /// One mutation of a token the provider issues: a variant of a case in token-cases.md
 /// (`S3` index 1 = `alg:"None"` with an empty signature). `.none` is the honest token (P1).
 ///
@@ -44,6 +45,52 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
         case "C17": return target == (index == 0 ? .idToken : .notification)
         case "P7", "C12", "C13", "C14", "C15": return target == .idToken
         default: return true
+        }
+    }
+
+    /// Whether minting this variant needs the attacker's RSA key (generated on first need).
+    public var needsAttackerKey: Bool {
+        guard case .variant(let caseID, let index) = self else { return false }
+        switch caseID {
+        case "S2", "S7", "S8", "P6": return true
+        case "N2": return index == 1
+        default: return false
+        }
+    }
+
+    /// The variants of a case for a provider profile and a flow's nonce transform: empty when
+    /// the case does not apply (P2 without string-booleans, P7 without `nonce_supported`, P9
+    /// with one issuer, C14 on a verbatim nonce, C17 without notifications, C18 without `azp`).
+    /// Descriptions name the profile's own claims and issuers.
+    public static func variants(for caseID: String, profile: ProviderProfile, nonce: NonceTransform) -> [(forgery: TokenForgery, description: String)] {
+        func numbered(_ texts: [String]) -> [(forgery: TokenForgery, description: String)] {
+            texts.enumerated().map { (.variant(caseID: caseID, index: $0.offset), $0.element) }
+        }
+        switch caseID {
+        case "P2":
+            let names = profile.claims.filter { $0.type == .stringBoolean }.map(\.name)
+            guard !names.isEmpty else { return [] }
+            let list = names.joined(separator: " / ")
+            return numbered(["\(list) as the strings \"true\"/\"false\"", "\(list) as booleans"])
+        case "P7":
+            return profile.claim("nonce_supported") == nil ? [] : variants(for: caseID)
+        case "P8":
+            return numbered(["unknown extra claims" + (profile.claim("real_user_status") != nil ? " and real_user_status 3" : "")])
+        case "P9":
+            return numbered(profile.issuers.dropFirst().map { "iss \($0), another issuer the provider uses" })
+        case "C13":
+            return numbered(["nonce sent, claim absent" + (profile.claim("nonce_supported") != nil ? ", nonce_supported:true" : "")])
+        case "C14":
+            return nonce == .sha256 ? variants(for: caseID) : []
+        case "C17":
+            return profile.notifications ? variants(for: caseID) : []
+        case "C18":
+            return profile.claim("azp") == nil ? [] : variants(for: caseID)
+        case "N2":
+            guard profile.notifications else { return [] }
+            return numbered(variants(for: caseID).map(\.description).map { $0.replacingOccurrences(of: "iss is not Apple", with: "iss is not the provider's") })
+        default:
+            return variants(for: caseID)
         }
     }
 
@@ -111,6 +158,7 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
         "C15": ["same id_token and nonce posted twice"],
         "C16": ["duplicate aud: ours, then another", "duplicate aud: another, then ours"],
         "C17": ["a notification JWT posted as id_token", "an ID token posted as a notification"],
+        "C18": ["azp is another client's id (aud ours)"],
         "N2": [
             "notification signature bytes flipped", "notification signed by another RSA key (genuine kid)",
             "notification aud is another app's id", "notification iss is not Apple", "notification expired",

@@ -1,50 +1,95 @@
+import FlowModel
 import Foundation
 import JOSE
 
-/// Builds Apple-shaped tokens byte for byte: honest ones and every forgery of token-cases.md.
-/// A value made fresh for each mint by `MockProvider` (which owns the keys and the state that
-/// P5/P6 change before minting).
+/// Builds tokens byte for byte as the profile says an honest one looks (its claims, their types,
+/// its issuer), and every forgery of token-cases.md. A value made fresh for each mint by
+/// `MockProvider` (which owns the keys and the state that P5/P6 change before minting).
 struct TokenMinter {
+    var profile: ProviderProfile
+    /// The profile's issuers with `{{provider.url}}` filled in; the first is the honest one.
+    var issuers: [String]
     /// Keys of the JWKS (usable ones, in served order); `signing` is the current one.
     var keys: [ProviderKey]
     var signing: ProviderKey
-    var attacker: RSAKey
+    /// Present when the forgery needs it (S2, S7, S8, N2).
+    var attackerKey: RSAKey?
     var attackerKeyID: String
     /// Base URL of the running provider, for `jku`/`x5u` (S8).
     var baseURL: String
     var now: Int64
     var random: any RandomSource
 
+    var attacker: RSAKey {
+        guard let attackerKey else { preconditionFailure("the provider must supply the attacker key for this forgery") }
+        return attackerKey
+    }
+
     static let otherAudience = "com.attacker.app"
-    static let tokenLifetime: Int64 = 600
+    var issuer: String { issuers[0] }
+    var tokenLifetime: Int64 { Int64(profile.idTokenLifetime) }
 
     // MARK: Claims
 
-    func idTokenClaims(clientID: String, user: MockUser, nonceClaim: String?, code: String?, booleans: Bool = false) -> JSONObject {
+    /// An honest ID token's claims: `iss`, `aud`, `exp`, `iat`, `sub`, `nonce`, then the
+    /// profile's claims in order, each of its type, present when its `when` holds.
+    /// `booleans` writes string-boolean claims as JSON booleans (P2).
+    func idTokenClaims(clientID: String, user: MockUser, nonceClaim: String?, code: String?, accessToken: String? = nil, booleans: Bool = false) -> JSONObject {
         var claims: JSONObject = [
-            "iss": .string(FlowMocks.appleIssuer),
+            "iss": .string(issuer),
             "aud": .string(clientID),
-            "exp": .int(now + Self.tokenLifetime),
+            "exp": .int(now + tokenLifetime),
             "iat": .int(now),
             "sub": .string(user.sub),
         ]
         if let nonceClaim { claims.append("nonce", .string(nonceClaim)) }
-        if let code { claims.append("c_hash", .string(Self.halfHash(code))) }
-        claims.append("email", .string(user.email))
-        claims.append("email_verified", booleans ? .bool(user.emailVerified) : .string(user.emailVerified ? "true" : "false"))
-        claims.append("is_private_email", booleans ? .bool(user.isPrivateEmail) : .string(user.isPrivateEmail ? "true" : "false"))
-        claims.append("auth_time", .int(now))
-        if nonceClaim != nil { claims.append("nonce_supported", .bool(true)) }
-        claims.append("real_user_status", .int(Int64(user.realUserStatus)))
+        for claim in profile.claims {
+            switch claim.when {
+            case .always: break
+            case .nonce: if nonceClaim == nil { continue }
+            case .code: if code == nil { continue }
+            case .accessToken: if accessToken == nil { continue }
+            }
+            let text = Placeholders.fill(claim.value) { name in
+                switch name {
+                case "user.sub": user.sub
+                case "user.email": user.email
+                case "user.email_verified": user.emailVerified ? "true" : "false"
+                case "user.is_private_email": user.isPrivateEmail ? "true" : "false"
+                case "user.real_user_status": String(user.realUserStatus)
+                case "user.name": user.name
+                case "user.given_name": user.firstName ?? ""
+                case "user.family_name": user.lastName ?? ""
+                case "user.oid": user.objectID
+                case "client_id": clientID
+                case "now": String(now)
+                case "c_hash": code.map(Self.halfHash) ?? ""
+                case "at_hash": accessToken.map(Self.halfHash) ?? ""
+                case "provider.url": baseURL
+                default: profile.defaults[name]
+                }
+            }
+            claims[claim.name] = Self.typed(text, claim.type, booleans: booleans)
+        }
         return claims
+    }
+
+    static func typed(_ text: String, _ type: ClaimType, booleans: Bool) -> JSONNode {
+        switch type {
+        case .string: .string(text)
+        case .boolean: .bool(text == "true")
+        case .stringBoolean: booleans ? .bool(text == "true") : .string(text == "true" ? "true" : "false")
+        case .integer: .int(Int64(text) ?? 0)
+        case .number: Double(text).map { .double($0) } ?? .int(0)
+        }
     }
 
     func notificationClaims(clientID: String, event: NotificationEvent) -> JSONObject {
         [
-            "iss": .string(FlowMocks.appleIssuer),
+            "iss": .string(issuer),
             "aud": .string(clientID),
             "iat": .int(now),
-            "exp": .int(now + Self.tokenLifetime),
+            "exp": .int(now + tokenLifetime),
             "jti": .string(event.jti ?? random.string(length: 22)),
             "events": .string(event.eventsString(now: now)),
         ]
@@ -83,9 +128,8 @@ struct TokenMinter {
         var claims = base
         switch caseID {
         case "P2":
-            let booleans = index == 1
-            claims["email_verified"] = booleans ? .bool(user.emailVerified) : .string(user.emailVerified ? "true" : "false")
-            claims["is_private_email"] = booleans ? .bool(user.isPrivateEmail) : .string(user.isPrivateEmail ? "true" : "false")
+            let typed = idTokenClaims(clientID: clientID, user: user, nonceClaim: nonceClaim, code: nil, booleans: index == 1)
+            for claim in profile.claims where claim.type == .stringBoolean { claims[claim.name] = typed[claim.name] }
             return try honest(claims)
         case "P3":
             claims["aud"] = .array([.string(clientID)])
@@ -100,10 +144,13 @@ struct TokenMinter {
             claims["nonce_supported"] = .bool(false)
             return try honest(claims)
         case "P8":
-            claims["real_user_status"] = .int(3)
+            if profile.claim("real_user_status") != nil { claims["real_user_status"] = .int(3) }
             claims.append("x_flowspec_unknown", .string("extra claims must be ignored"))
-            claims.append("transfer_sub", .string("000000.\(random.string(length: 32, alphabet: "0123456789abcdef")).0000"))
+            claims.append("x_flowspec_object", .object(["nested": .array([.int(1), .bool(true)])]))
             claims.append("org_id", .string(random.string(length: 10)))
+            return try honest(claims)
+        case "P9":
+            claims["iss"] = .string(issuers[min(index + 1, issuers.count - 1)])
             return try honest(claims)
         case "S1":
             let token = try honest(claims)
@@ -160,9 +207,9 @@ struct TokenMinter {
             return try malformed(claims, index: index)
         case "C1":
             switch index {
-            case 0: claims["iss"] = .string(FlowMocks.appleIssuer + ".evil.example")
-            case 1: claims["iss"] = .string(FlowMocks.appleIssuer + "/")
-            case 2: claims["iss"] = .string("http://appleid.apple.com")
+            case 0: claims["iss"] = .string(issuer + ".evil.example")
+            case 1: claims["iss"] = .string(issuer + "/")
+            case 2: claims["iss"] = .string(issuer.hasPrefix("https://") ? "http://" + issuer.dropFirst(8) : "http://" + issuer)
             default: claims["iss"] = nil
             }
             return try honest(claims)
@@ -175,29 +222,31 @@ struct TokenMinter {
         case "C5":
             if index == 0 {
                 claims["exp"] = .int(now - 360)
-                claims["iat"] = .int(now - 360 - Self.tokenLifetime)
-                claims["auth_time"] = .int(now - 360 - Self.tokenLifetime)
+                claims["iat"] = .int(now - 360 - tokenLifetime)
+                if claims.contains("auth_time") { claims["auth_time"] = .int(now - 360 - tokenLifetime) }
+                if claims.contains("nbf") { claims["nbf"] = .int(now - 360 - tokenLifetime) }
             } else {
                 claims["exp"] = nil
             }
             return try honest(claims)
         case "C6":
-            claims["exp"] = .string(String(now + Self.tokenLifetime))
+            claims["exp"] = .string(String(now + tokenLifetime))
             return try honest(claims)
         case "C7":
             claims["iat"] = nil
             return try honest(claims)
         case "C8":
             claims["iat"] = .int(now - 7 * 86_400)
-            claims["auth_time"] = .int(now - 7 * 86_400)
+            if claims.contains("auth_time") { claims["auth_time"] = .int(now - 7 * 86_400) }
+            if claims.contains("nbf") { claims["nbf"] = .int(now - 7 * 86_400) }
             return try honest(claims)
         case "C9":
             claims["iat"] = .int(now + 3600)
-            claims["exp"] = .int(now + 3600 + Self.tokenLifetime)
+            claims["exp"] = .int(now + 3600 + tokenLifetime)
             return try honest(claims)
         case "C10":
-            claims.append("nbf", .int(now + 3600))
-            claims["exp"] = .int(now + 3600 + Self.tokenLifetime)
+            claims["nbf"] = .int(now + 3600)
+            claims["exp"] = .int(now + 3600 + tokenLifetime)
             return try honest(claims)
         case "C11":
             switch index {
@@ -211,7 +260,7 @@ struct TokenMinter {
             return try honest(claims)
         case "C13":
             claims["nonce"] = nil
-            claims["nonce_supported"] = .bool(true)
+            if profile.claim("nonce_supported") != nil { claims["nonce_supported"] = .bool(true) }
             return try honest(claims)
         case "C16":
             var duplicated = JSONObject()
@@ -227,6 +276,9 @@ struct TokenMinter {
             return try honest(duplicated)
         case "C17":
             return index == 0 ? try notification() : try honest(claims)
+        case "C18":
+            claims["azp"] = .string(Self.otherAudience)
+            return try honest(claims)
         default:
             // C14, C15 and anything else: the honest token (the mutation is in what is posted).
             return try honest(claims)
@@ -304,7 +356,7 @@ struct TokenMinter {
         case 2:
             claims["aud"] = .string(Self.otherAudience)
         case 3:
-            claims["iss"] = .string("https://appleid.apple.example")
+            claims["iss"] = .string(issuer + ".evil.example")
         case 4:
             claims["iat"] = .int(now - 7200)
             claims["exp"] = .int(now - 3600)

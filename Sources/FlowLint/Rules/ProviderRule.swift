@@ -1,0 +1,86 @@
+import FlowModel
+
+/// FS802 `provider:` names no known profile; FS803 the flow uses the identity provider (token
+/// rules, `{{provider.…}}` values) but names none; FS804 a token-rule row the provider's profile
+/// cannot express (notifications from a provider that sends none, revocation without a
+/// revocation endpoint, a claim it never issues); FS805 the profile needs a variable
+/// (`{{tenant_id}}`) that the flow does not declare and the profile gives no default for.
+struct ProviderRule: FlowRule {
+    static let codes = ["FS802", "FS803", "FS804", "FS805"]
+
+    /// OpenID Connect's standard and registered ID-token claims (Core §2, §5.1), so a
+    /// requirement naming one the provider never issues is caught.
+    static let knownClaims: Set<String> = [
+        "name", "given_name", "family_name", "middle_name", "nickname", "preferred_username", "profile", "picture",
+        "website", "email", "email_verified", "gender", "birthdate", "zoneinfo", "locale", "phone_number",
+        "phone_number_verified", "address", "updated_at", "azp", "at_hash", "c_hash", "auth_time", "acr", "amr", "sid",
+    ]
+
+    func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
+        let flow = context.flow
+        guard let name = flow.provider else {
+            if let rule = flow.tokenRules.first {
+                diagnostics.append(.error("FS803", flow.tokenRulesLocation ?? rule.location,
+                                          "token rules need an identity provider, but the front matter names none",
+                                          hint: "add `provider: \(context.providers.ids.joined(separator: "|"))` (or your own NAME.provider.yml)"))
+            }
+            let references = flow.steps.flatMap { step in
+                (step.exchange.map { [$0.request] } ?? []) + step.alternates.compactMap(\.request)
+            }.flatMap(\.references)
+            if let use = references.first(where: { $0.name.hasPrefix("provider.") }) {
+                diagnostics.append(.error("FS803", use.location, "{{\(use.name)}} comes from the identity provider, but the front matter names none",
+                                          hint: "add `provider: …` to the front matter"))
+            }
+            return
+        }
+        let at = flow.keyLocations["provider"] ?? flow.location
+        guard let profile = context.providers.profile(name) else {
+            let hint = suggestion(for: name, among: context.providers.ids).map { "did you mean '\($0)'?" }
+                ?? "known providers: \(context.providers.ids.joined(separator: ", ")); a project adds its own as NAME.provider.yml next to the specs"
+            diagnostics.append(.error("FS802", at, "unknown provider '\(name)'", hint: hint))
+            return
+        }
+        let declared = Set(flow.variables.map(\.name))
+        for variable in profile.templateVariables where !declared.contains(variable) && profile.defaults[variable] == nil {
+            diagnostics.append(.error("FS805", at, "provider '\(name)' needs the variable '\(variable)' (its issuer or paths use {{\(variable)}})",
+                                      hint: "declare it under `variables:`"))
+        }
+        for rule in flow.tokenRules {
+            let aboutNotifications = rule.kind == .notifications || rule.token.lowercased().contains("notification")
+            if aboutNotifications, !profile.notifications {
+                diagnostics.append(.error("FS804", rule.location, "\(profile.name) sends no server-to-server notifications: rule '\(rule.id)' cannot be checked",
+                                          hint: "remove the row, or use a provider profile with `notifications: true`"))
+                continue
+            }
+            if rule.kind == .revocation, profile.endpoints.revocation == nil {
+                diagnostics.append(.error("FS804", rule.location, "\(profile.name) has no revocation endpoint: rule '\(rule.id)' cannot be checked",
+                                          hint: "remove the row, or give the profile `endpoints: { revocation: /… }`"))
+                continue
+            }
+            if aboutNotifications { continue }
+            for claim in Self.codeSpans(in: rule.requirement) where Self.knownClaims.contains(claim) || otherProfilesIssue(claim, context) {
+                if !profile.issues(claim: claim) {
+                    diagnostics.append(.error("FS804", rule.location, "\(profile.name) never issues the claim '\(claim)' named in rule '\(rule.id)'",
+                                              hint: "claims of \(profile.id): \(profile.claims.map(\.name).joined(separator: ", "))"))
+                }
+            }
+        }
+    }
+
+    private func otherProfilesIssue(_ claim: String, _ context: RuleContext) -> Bool {
+        context.providers.profiles.values.contains { $0.claim(claim) != nil }
+    }
+
+    /// Inline code spans that look like claim names (`email_verified`).
+    static func codeSpans(in text: String) -> [String] {
+        var spans: [String] = []
+        var seen = Set<String>()
+        let parts = text.split(separator: "`", omittingEmptySubsequences: false)
+        for (index, part) in parts.enumerated() where index % 2 == 1 && index < parts.count - 1 {
+            let word = String(part)
+            guard !word.isEmpty, word.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else { continue }
+            if seen.insert(word).inserted { spans.append(word) }
+        }
+        return spans
+    }
+}
