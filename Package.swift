@@ -112,7 +112,7 @@ let package = Package(
         .testTarget(
             name: "FlowMocksTests",
             dependencies: [
-                "FlowMocks", "FlowModel", "JOSE",
+                "FlowMocks", "FlowModel", "FlowParser", "JOSE",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -84,7 +84,8 @@ extension CheckServers {
         let provider = MockProvider(registrations: [])
         _ = try await provider.start()
         defer { Task { await provider.stop() } }
-        let env = RunEnvironment(backendURL: server.url, transport: transport, provider: provider, defaultClientID: "com.example.hostile", timeout: timeout, observeWait: 0.2)
+        let providers = Dictionary(uniqueKeysWithValues: flows.map { ($0.id, FlowProvider(provider: provider, profile: provider.profile, nonce: .sha256)) })
+        let env = RunEnvironment(backendURL: server.url, transport: transport, providers: providers, defaultClientID: "com.example.hostile", timeout: timeout, observeWait: 0.2)
         let items = Planner(caseFilter: cases).plan(flows: flows)
         let results = await Checker(environment: env, concurrency: 4).run(items: items, flows: flows)
         await provider.stop()

@@ -27,7 +27,7 @@ import Testing
         return JWS.compact(header: h.jsonBytes(), payload: c.jsonBytes(), signature: der ? try key.signDER(input) : try key.sign(input))
     }
 
-    func tokenRequest(_ fields: [(String, String)]) -> MockHTTPRequest { .form(MockProvider.tokenPath, fields) }
+    func tokenRequest(_ fields: [(String, String)]) -> MockHTTPRequest { .form(ApplePaths.token, fields) }
 
     @Test func jwksLooksLikeApples() async throws {
         let provider = await makeProvider()
@@ -153,12 +153,12 @@ import Testing
 
     @Test func revokeAnswersEmptyEvenForUnknownTokensAndRevokesRefreshTokens() async throws {
         let provider = await makeProvider()
-        let unknown = await provider.handle(.form(MockProvider.revokePath, [
+        let unknown = await provider.handle(.form(ApplePaths.revoke, [
             ("client_id", Flows.webClientID), ("client_secret", try secret()), ("token", "nope"), ("token_type_hint", "refresh_token"),
         ]))
         #expect(unknown.status == 200)
         #expect(unknown.body.isEmpty)
-        let badSecret = await provider.handle(.form(MockProvider.revokePath, [
+        let badSecret = await provider.handle(.form(ApplePaths.revoke, [
             ("client_id", Flows.webClientID), ("client_secret", try secret(key: TestKeys.otherClient)), ("token", "nope"),
         ]))
         #expect(badSecret.status == 400)
@@ -175,7 +175,7 @@ import Testing
         ]))
         #expect(refreshed.status == 200)
         #expect(refreshed.json("$.refresh_token") == nil)
-        let revoked = await provider.handle(.form(MockProvider.revokePath, [
+        let revoked = await provider.handle(.form(ApplePaths.revoke, [
             ("client_id", Flows.webClientID), ("client_secret", try secret()), ("token", refresh), ("token_type_hint", "refresh_token"),
         ]))
         #expect(revoked.status == 200)

@@ -78,7 +78,7 @@ let standardActors = [
 
 func flow(_ id: String, variables: [(String, String)], steps: [Step], rules: [TokenRule] = []) -> Flow {
     Flow(
-        file: "flows/\(id).md", id: id, title: id, provider: "apple", actors: standardActors,
+        file: "flows/\(id).md", id: id, title: id, provider: "apple", nonce: .sha256, actors: standardActors,
         variables: variables.map { Variable(name: $0.0, value: $0.1, location: here) }, steps: steps, tokenRules: rules, location: here)
 }
 
@@ -235,4 +235,14 @@ extension MockHTTPResponse {
     func json(_ path: String) -> JSONValue? {
         jsonBody.flatMap { JSONPath(parsing: path)?.evaluate(in: $0) }
     }
+}
+
+/// Apple's endpoint paths as Apple documents them (appleid.apple.com), independent of the
+/// built-in profile the mock reads them from.
+enum ApplePaths {
+    static let jwks = "/auth/keys"
+    static let token = "/auth/token"
+    static let revoke = "/auth/revoke"
+    static let authorize = "/auth/authorize"
+    static let discovery = "/.well-known/openid-configuration"
 }

@@ -12,6 +12,7 @@ struct EscapingTests {
     title: "<script>alert('title')</script> Login"
     summary: "\\"><img src=x onerror=alert(1)> summary"
     lang: en
+    provider: apple
     tags: ["<b>tag</b>", "\\"><svg onload=alert(2)>"]
     actors:
       user: { name: "<script>alert('actor')</script>", role: person }

@@ -475,7 +475,8 @@ public actor MockProvider: MockHTTPHandler {
         }
         guard let clientID = outcome.clientID, !clientID.isEmpty else { return .error(400, "invalid_request") }
         _ = clientID
-        return outcome.report.isValid ? nil : .error(outcome.report.violations == [.missing] ? 400 : 401, "invalid_client")
+        // Apple (and RFC 6749 §5.2 without an Authorization header) answer 400 invalid_client.
+        return outcome.report.isValid ? nil : .error(400, "invalid_client")
     }
 
     /// The userinfo endpoint: the signed-in user's claims for a live access token.

@@ -43,7 +43,7 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
         switch caseID {
         case "N2": return target == .notification
         case "C17": return target == (index == 0 ? .idToken : .notification)
-        case "P7", "C12", "C13", "C14", "C15": return target == .idToken
+        case "P7", "P9", "C12", "C13", "C14", "C15", "C18": return target == .idToken
         default: return true
         }
     }

@@ -3,7 +3,7 @@
 
 It verifies Google ID tokens the way popular PyJWT tutorials do, and nothing more:
 
-  * at start, read the provider's discovery document and build ``jwt.PyJWKClient(jwks_uri)``;
+  * on the first login, read the provider's discovery document and build ``jwt.PyJWKClient(jwks_uri)``;
   * POST /api/v1/auth/google/login {"code", "id_token", "nonce"}:
       1. exchange ``code`` at the token endpoint (client_secret_post, urllib);
       2. verify the posted id_token: ``jwks_client.get_signing_key_from_jwt(token)`` then
@@ -146,8 +146,25 @@ def exchange_code(token_endpoint, code, client_id, client_secret, redirect_uri):
     return payload
 
 
+class LazyProvider:
+    """The discovery document and the PyJWKClient, read on first use (the checker starts the
+    provider after the backend is listening), then kept for the life of the process."""
+
+    def __init__(self, provider_url):
+        self.provider_url = provider_url
+        self.lock = threading.Lock()
+        self.loaded = None
+
+    def get(self):
+        with self.lock:
+            if self.loaded is None:
+                discovery = fetch_discovery(self.provider_url)
+                self.loaded = (discovery["token_endpoint"], jwt.PyJWKClient(discovery["jwks_uri"]))
+            return self.loaded
+
+
 def create_app(config):
-    """config: dict with client_id, client_secret, token_endpoint, redirect_uri, jwks_client."""
+    """config: dict with client_id, client_secret, redirect_uri, provider (a LazyProvider)."""
     app = Flask(__name__)
     sessions = {}
     sessions_lock = threading.Lock()
@@ -180,8 +197,12 @@ def create_app(config):
                 return error(400, "invalid_request", "%s must be a non-empty string" % name)
 
         try:
+            token_endpoint, jwks_client = config["provider"].get()
+        except Exception:
+            return error(502, "provider_unreachable")
+        try:
             exchanged = exchange_code(
-                config["token_endpoint"], code, config["client_id"], config["client_secret"], config["redirect_uri"]
+                token_endpoint, code, config["client_id"], config["client_secret"], config["redirect_uri"]
             )
         except ExchangeFailed as exc:
             return error(401, "code_exchange_failed", str(exc))
@@ -189,7 +210,7 @@ def create_app(config):
             return error(502, "provider_unreachable")
 
         try:
-            claims = verify_google_id_token(id_token, config["jwks_client"], config["client_id"])
+            claims = verify_google_id_token(id_token, jwks_client, config["client_id"])
         except Exception as exc:  # PyJWTError, PyJWKClientError, key errors...
             return error(401, "invalid_id_token", "%s: %s" % (type(exc).__name__, exc))
 
@@ -198,7 +219,7 @@ def create_app(config):
             return error(401, "invalid_nonce")
 
         try:
-            exchanged_claims = verify_google_id_token(exchanged["id_token"], config["jwks_client"], config["client_id"])
+            exchanged_claims = verify_google_id_token(exchanged["id_token"], jwks_client, config["client_id"])
         except Exception as exc:
             return error(401, "invalid_exchanged_id_token", "%s: %s" % (type(exc).__name__, exc))
         if exchanged_claims.get("sub") != claims.get("sub"):
@@ -243,18 +264,11 @@ def main(argv=None):
     for name in ("no_proxy", "NO_PROXY"):
         os.environ[name] = (os.environ[name] + "," + loopback) if os.environ.get(name) else loopback
 
-    try:
-        discovery = fetch_discovery(args.provider_url)
-    except Exception as exc:
-        print("google_pyjwt_backend: cannot read the discovery document: %s" % exc, file=sys.stderr)
-        return 3
-
     config = {
         "client_id": args.client_id,
         "client_secret": client_secret,
-        "token_endpoint": discovery["token_endpoint"],
         "redirect_uri": args.redirect_uri,
-        "jwks_client": jwt.PyJWKClient(discovery["jwks_uri"]),
+        "provider": LazyProvider(args.provider_url),
     }
     app = create_app(config)
     server = make_server("127.0.0.1", args.port, app, threaded=True)
@@ -264,6 +278,8 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # A parent may start us with these blocked (the mask is inherited across exec).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     sys.stdout.write("listening on http://127.0.0.1:%d\n" % server.server_port)
     sys.stdout.flush()
     try:

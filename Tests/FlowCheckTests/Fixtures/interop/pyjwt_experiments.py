@@ -178,6 +178,12 @@ DOCUMENTED = {
         "PyJWT CHANGELOG v2.9.0: 'Allow JWT issuer claim validation to accept a list of strings too' (#913); "
         "'accounts.google.com' is in the list; jwt/api_jwt.py:583",
     ),
+    "new_kid_right_after_rotation": (
+        False,
+        "jwt/jwks_client.py get_signing_key: on an unknown kid the JWK Set is refetched only when the last fetch "
+        "is at least cooldown_duration (default 30 s) old, otherwise PyJWKClientError; a key the provider "
+        "publishes seconds after the client's last fetch is refused until then",
+    ),
     "jwk_header_attacker_key_unknown_kid": (
         False,
         "jwt/jwks_client.py:263-298 get_signing_key: no match after one refresh -> PyJWKClientError 'Unable to "
@@ -255,13 +261,15 @@ def pad_to_one_equals(json_text):
 
 class JWKSServer:
     def __init__(self, jwks):
-        body = json.dumps(jwks).encode()
+        self.jwks = jwks
+        outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
 
             def do_GET(self):
+                body = json.dumps(outer.jwks).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -389,7 +397,14 @@ def main():
         control, control_error = attempt(control_token)
         observed, raised = {}, {}
         for name in DOCUMENTED:
-            observed[name], raised[name] = attempt(cases[name])
+            if name in cases:
+                observed[name], raised[name] = attempt(cases[name])
+        # Key rotation: the provider publishes a new key and signs with it at once (the client
+        # fetched the JWK Set moments ago, for the tokens above).
+        rotated = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        server.jwks = {"keys": [public_jwk(key, KID), public_jwk(rotated, "rotated-kid")]}
+        rotated_token = compact(header_text(kid="rotated-kid"), text(base_claims(now)), rotated)
+        observed["new_kid_right_after_rotation"], raised["new_kid_right_after_rotation"] = attempt(rotated_token)
 
         extra = {
             "payload_padding_signed_over_padded": attempt(padded_but_signed_over_padded(key, now, "payload"))[0],
