@@ -58,7 +58,7 @@ struct ProviderRule: FlowRule {
                 continue
             }
             if aboutNotifications { continue }
-            for claim in Self.codeSpans(in: rule.requirement) where Self.knownClaims.contains(claim) || otherProfilesIssue(claim, context) {
+            for claim in Self.claimNames(in: rule.requirement) where Self.knownClaims.contains(claim) || otherProfilesIssue(claim, context) {
                 if !profile.issues(claim: claim) {
                     diagnostics.append(.error("FS804", rule.location, "\(profile.name) never issues the claim '\(claim)' named in rule '\(rule.id)'",
                                               hint: "claims of \(profile.id): \(profile.claims.map(\.name).joined(separator: ", "))"))
@@ -71,16 +71,21 @@ struct ProviderRule: FlowRule {
         context.providers.profiles.values.contains { $0.claim(claim) != nil }
     }
 
-    /// Inline code spans that look like claim names (`email_verified`).
-    static func codeSpans(in text: String) -> [String] {
-        var spans: [String] = []
-        var seen = Set<String>()
-        let parts = text.split(separator: "`", omittingEmptySubsequences: false)
-        for (index, part) in parts.enumerated() where index % 2 == 1 && index < parts.count - 1 {
-            let word = String(part)
-            guard !word.isEmpty, word.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else { continue }
-            if seen.insert(word).inserted { spans.append(word) }
+    /// Words of a requirement that can only be claim names: snake_case identifiers
+    /// (`is_private_email`) and the short registered ones (`azp`, `tid`). Plain words such as
+    /// "name" or "email" are prose, not evidence of a claim.
+    static func claimNames(in text: String) -> [String] {
+        let short: Set<String> = ["azp", "tid", "oid", "hd", "acr", "amr", "sid", "ver"]
+        var names: [String] = []
+        var word = ""
+        func flush() {
+            if !word.isEmpty, word.contains("_") || short.contains(word), word.first?.isLetter == true, !names.contains(word) { names.append(word) }
+            word = ""
         }
-        return spans
+        for scalar in text.unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" { word.unicodeScalars.append(scalar) } else { flush() }
+        }
+        flush()
+        return names
     }
 }
