@@ -47,6 +47,26 @@ print(f"time per token case (each from a fresh sign-in, 8 at a time): median {st
 print(f"check duration in report: {r['durationMS']} ms")
 PY
 
+# Start-up of a one-flow check, next to `lint` of the same flow (best of $runs, wall):
+# a flow without a provider (no provider, no key) and one Apple flow (its keys on first use).
+echo
+echo "one flow, wall time (best of $runs): check next to lint of the same file"
+for spec in "flows/password-login.md" "flows/apple-sign-in-web.en.md --case path-1" "flows/apple-sign-in-web.en.md"; do
+  read -r flow extra <<< "$spec"
+  best_check=""; best_lint=""
+  for i in $(seq "$runs"); do
+    s=$(date +%s.%N); "$bin" lint "$flow" > /dev/null; e=$(date +%s.%N)
+    l=$(python3 -c "print(f'{$e - $s:.3f}')")
+    # shellcheck disable=SC2086
+    s=$(date +%s.%N); "$bin" check "$flow" $extra > "$out/one.txt"; e=$(date +%s.%N)
+    c=$(python3 -c "print(f'{$e - $s:.3f}')")
+    if [ -z "$best_check" ] || python3 -c "import sys; sys.exit(0 if $c < $best_check else 1)"; then best_check=$c; fi
+    if [ -z "$best_lint" ] || python3 -c "import sys; sys.exit(0 if $l < $best_lint else 1)"; then best_lint=$l; fi
+  done
+  items=$(grep -E '^Total:' "$out/one.txt" | sed 's/^Total: //')
+  echo "  check $spec: ${best_check}s ($items); lint: ${best_lint}s"
+done
+
 # Floor 1: plain loopback HTTP on the same mock HTTP server (the provider's JWKS endpoint).
 port=$((20000 + RANDOM % 20000))
 "$bin" mock --port "$port" > "$out/mock.txt" 2>&1 &

@@ -73,6 +73,8 @@ public actor MockBackend: MockHTTPHandler {
 
     /// What the backend knows of one provider's JWKS (cached per JWKS URL).
     struct JWKSCache {
+        /// The set as served, for the JOSE verifier.
+        var set = JWKS(keys: [])
         var keys: [String: [RSAKey]] = [:]
         var first: RSAKey?
         var unusable = 0
@@ -587,7 +589,42 @@ public actor MockBackend: MockHTTPHandler {
     }
 
     /// Header and signature, strictly (each check can be switched off by a defect).
+    /// Defects that break header or signature verification itself: they take the deliberately
+    /// broken path below. Every other run verifies with JOSE's `JWTVerifier`.
+    static let verifierDefects: Set<Defect> = [
+        .skipSignature, .trustHeaderAlg, .algNoneAccepted, .ignoreHeaderAlg, .acceptCrit, .trustEmbeddedJWK, .trustJKU, .firstKey, .kidFallback,
+    ]
+
+    /// Header and signature: JOSE's strict verifier (RS256 only, `none` and key-choosing headers
+    /// refused, unknown `crit` fatal, key by `kid` from the provider's JWKS with one refetch on an
+    /// unknown `kid`, unusable JWKS entries skipped); its typed error is the rejection's reason.
     func verify(_ token: String, link: BackendProviderLink, skipSignature: Bool) async throws -> VerifiedToken {
+        if skipSignature || !defects.isDisjoint(with: Self.verifierDefects) {
+            return try await verifyDefectively(token, link: link, skipSignature: skipSignature)
+        }
+        let jwksURL = link.url(of: link.profile.endpoints.jwks).absoluteString
+        if !(jwksCaches[jwksURL]?.loaded ?? false) { try await fetchJWKS(link) }
+        let verifier = JWTVerifier(expectedAlgorithm: .RS256)
+        var refetched = false
+        while true {
+            let cache = jwksCaches[jwksURL] ?? JWKSCache()
+            if has(.rejectUnusableJWKS), cache.unusable > 0 { throw Rejection.invalid("the JWKS holds a key this verifier cannot read") }
+            do {
+                let verified = try verifier.verifyOrThrow(token, jwks: cache.set)
+                return VerifiedToken(header: verified.header, claims: verified.claims)
+            } catch .unknownKeyID where !refetched && !has(.noJWKSRefetch) {
+                refetched = true
+                try await fetchJWKS(link)
+            } catch .malformed(let error) {
+                throw Rejection.malformed("malformed token: \(error)")
+            } catch {
+                throw Rejection.invalid(error.description)
+            }
+        }
+    }
+
+    /// The defects' verification: each one a classic bug, on purpose.
+    private func verifyDefectively(_ token: String, link: BackendProviderLink, skipSignature: Bool) async throws -> VerifiedToken {
         let parsed: ParsedJWS
         do { parsed = try JWS.parse(token) } catch { throw Rejection.malformed("malformed token: \(error)") }
         let header = parsed.header
@@ -674,7 +711,7 @@ public actor MockBackend: MockHTTPHandler {
             if first == nil { first = key }
             if let kid = jwk.kid { keys[kid, default: []].append(key) }
         }
-        jwksCaches[url.absoluteString] = JWKSCache(keys: keys, first: first, unusable: unusable, loaded: true)
+        jwksCaches[url.absoluteString] = JWKSCache(set: decoded.set, keys: keys, first: first, unusable: unusable, loaded: true)
     }
 
     /// What a backend that trusts `jku`/`x5u` does: fetch the URL (the provider records it).
