@@ -52,10 +52,11 @@ public struct TokenCaseWork: Sendable, Hashable {
         let overrides = TokenEndpointOverride.variants(for: caseID)
         if !overrides.isEmpty { return overrides.map { ($0.description, nil) } }
         switch caseID {
-        case "N1":
-            return profile.notifications ? NotificationEvent.Kind.allCases.map { ("\($0.rawValue) notification, then the same jti again", nil) } : []
-        case "R1":
-            return profile.endpoints.revocation == nil ? [] : [(TokenCase.named(caseID)?.title ?? caseID, nil)]
+        case "N1", "R1":
+            guard let tokenCase = TokenCase.named(caseID), tokenCase.applies(to: profile, nonce: nonce) else { return [] }
+            return caseID == "N1"
+                ? NotificationEvent.Kind.allCases.map { ("\($0.rawValue) notification, then the same jti again", nil) }
+                : [(tokenCase.title, nil)]
         default:
             return TokenForgery.variants(for: caseID, profile: profile, nonce: nonce).map { ($0.description, $0.forgery) }
         }

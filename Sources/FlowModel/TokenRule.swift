@@ -34,10 +34,17 @@ public struct TokenRule: Hashable, Sendable, Codable {
         self.stepLocation = stepLocation
     }
 
-    /// The checker cases this rule runs, in catalogue order.
+    /// The cases of this rule's family, in catalogue order, whatever the provider.
     public var cases: [TokenCase] {
         guard let kind else { return [] }
         return TokenCase.catalogue.filter { $0.families.contains(kind) }
+    }
+
+    /// The cases this rule runs for a flow whose provider is `profile` (nil: unknown, all
+    /// cases) and whose nonce reaches the claim as `nonce` says.
+    public func cases(for profile: ProviderProfile?, nonce: NonceTransform) -> [TokenCase] {
+        guard let profile else { return cases }
+        return cases.filter { $0.applies(to: profile, nonce: nonce) }
     }
 }
 
@@ -89,6 +96,22 @@ public struct TokenCase: Hashable, Sendable, Codable, Identifiable {
     }
 
     public static func named(_ id: String) -> TokenCase? { catalogue.first { $0.id == id } }
+
+    /// Whether the case means something for this provider and nonce transform: P2 needs
+    /// string-boolean claims, P7 `nonce_supported`, P9 a second issuer, C14 a hashed nonce,
+    /// C17/N1/N2 notifications, C18 `azp`, R1 a revocation endpoint.
+    public func applies(to profile: ProviderProfile, nonce: NonceTransform) -> Bool {
+        switch id {
+        case "P2": profile.claims.contains { $0.type == .stringBoolean }
+        case "P7": profile.claim("nonce_supported") != nil
+        case "P9": profile.issuers.count > 1
+        case "C14": nonce == .sha256
+        case "C17", "N1", "N2": profile.notifications
+        case "C18": profile.claim("azp") != nil
+        case "R1": profile.endpoints.revocation != nil
+        default: true
+        }
+    }
 
     /// The catalogue, in the order cases are run and reported.
     public static let catalogue: [TokenCase] = [

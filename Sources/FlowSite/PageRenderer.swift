@@ -17,6 +17,8 @@ struct PageRenderer: @unchecked Sendable {
     let results: SiteResults?
     /// Extra markup for `<head>` (the reload script in `serve`); empty for `build`.
     let headExtra: String
+    /// The provider profiles of the build: a rule lists only the cases its flow's provider runs.
+    var providers: ProviderCatalog = .builtIn
     /// Rendered token-case lists, shared by every page of a language (they depend only on the
     /// rule family and the labels when there are no results).
     let memo = Memo()
@@ -166,7 +168,7 @@ struct PageRenderer: @unchecked Sendable {
             var anchor = "rule-" + HTML.slug(rule.id)
             while ruleAnchors.contains(anchor) { anchor += "-2" }
             ruleAnchors.insert(anchor)
-            let cases = rule.cases.map { tokenCase -> TemplateValue in
+            let cases = rule.cases(for: providers.resolvedProfile(for: flow), nonce: providers.nonceTransform(for: flow)).map { tokenCase -> TemplateValue in
                 var item: [String: TemplateValue] = [
                     "id": .string(tokenCase.id), "title": .string(tokenCase.title),
                     "expectation": .string(tokenCase.expectation.rawValue),
@@ -180,7 +182,7 @@ struct PageRenderer: @unchecked Sendable {
                 }
                 return .object(item)
             }
-            let memoKey = flowResult == nil ? (rule.kind?.rawValue ?? "-") + "|" + labels.language : nil
+            let memoKey = flowResult == nil ? (rule.kind?.rawValue ?? "-") + "|" + cases.count.description + "|" + (flow.provider ?? "-") + "|" + providers.nonceTransform(for: flow).rawValue + "|" + labels.language : nil
             let casesHTML = memoKey.flatMap { memo.get($0) } ?? {
                 var caseContext = baseContext(lang: flow.lang, root: "../", labels: labels)
                 caseContext["cases"] = .list(cases)

@@ -75,7 +75,7 @@ public struct SiteBuilder: Sendable {
     public var parser: SpecParser
 
     /// Bump when page rendering changes in a way the theme hash does not capture.
-    static let rendererVersion = "site-renderer 1"
+    static let rendererVersion = "site-renderer 2"
 
     public init(options: SiteBuildOptions, parser: SpecParser = SpecParser()) {
         self.options = options
@@ -128,7 +128,11 @@ public struct SiteBuilder: Sendable {
         } catch {
             throw SiteBuildError("theme: \(error)")
         }
-        let renderer = PageRenderer(theme: theme, config: config, results: options.results, headExtra: options.headExtra)
+        // Project provider profiles beside the specs decide which token cases a rule lists.
+        let providers = ProviderCatalog.load(paths: options.inputs.isEmpty ? config.flows : options.inputs)
+        var configured = PageRenderer(theme: theme, config: config, results: options.results, headExtra: options.headExtra)
+        configured.providers = providers
+        let renderer = configured
         timer.mark("config+theme")
 
         // Output location and the previous build's cache.
@@ -162,6 +166,7 @@ public struct SiteBuilder: Sendable {
         var diagnostics: [Diagnostic] = []
         let inputs = options.inputs.isEmpty ? config.flows : options.inputs
         let files = SpecFiles.expand(inputs, diagnostics: &diagnostics)
+        diagnostics += providers.diagnostics
         timer.mark("list specs")
         // Unchanged size and modification time: trust the cached hash and skip reading (like make
         // and git). Anything else is read and hashed, on all cores.
@@ -253,7 +258,7 @@ public struct SiteBuilder: Sendable {
             if let flow = result.flow { parsedFlows.append(flow) }
         }
         timer.mark("parse")
-        parsedDiagnostics += Linter(parser: parser).lint(flows: parsedFlows)
+        parsedDiagnostics += Linter(parser: parser, providers: providers).lint(flows: parsedFlows)
         diagnostics += parsedDiagnostics
         var diagnosticsByFile: [String: [Diagnostic]] = [:]
         for diagnostic in parsedDiagnostics { diagnosticsByFile[diagnostic.location.file, default: []].append(diagnostic) }

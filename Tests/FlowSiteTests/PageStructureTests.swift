@@ -129,6 +129,27 @@ struct PageStructureTests {
         try Self.assertChromeIsSelfContained(in: scratch.out)
     }
 
+    /// A rule lists the cases its flow's provider runs: Google's second issuer (P9) and azp
+    /// (C18) on the Google page, neither on Apple's; Apple's notification case C17 only there.
+    @Test func tokenCasesFollowTheFlowsProvider() throws {
+        let scratch = try Scratch()
+        let flows = packageRoot + "/flows"
+        let report = try SiteBuilder(options: SiteBuildOptions(
+            inputs: [flows], outputDirectory: scratch.out, configPath: packageRoot + "/site/site.yml"
+        )).build()
+        #expect(report.succeeded)
+        func chips(_ id: String) throws -> Set<String> {
+            let page = try scratch.read("flows/\(id).html")
+            return Set(page.components(separatedBy: "class=\"case-chip ").dropFirst().compactMap { part in
+                part.split(separator: ">", maxSplits: 1).last?.split(separator: "<").first.map(String.init)
+            })
+        }
+        let google = try chips("google-sign-in-web")
+        let apple = try chips("apple-sign-in-web-en")
+        #expect(google.isSuperset(of: ["P9", "C18", "C1", "S3"]) && google.isDisjoint(with: ["C17", "C14", "P2", "P7"]), "\(google.sorted())")
+        #expect(apple.isSuperset(of: ["C17", "P2", "P7", "C1"]) && apple.isDisjoint(with: ["P9", "C18", "C14"]), "\(apple.sorted())")
+    }
+
     @Test func everyFlowInTheRepositoryIsRendered() throws {
         let scratch = try Scratch()
         let flows = packageRoot + "/flows"

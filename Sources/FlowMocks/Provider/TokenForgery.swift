@@ -66,6 +66,7 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
         func numbered(_ texts: [String]) -> [(forgery: TokenForgery, description: String)] {
             texts.enumerated().map { (.variant(caseID: caseID, index: $0.offset), $0.element) }
         }
+        if let tokenCase = TokenCase.named(caseID), !tokenCase.applies(to: profile, nonce: nonce) { return [] }
         switch caseID {
         case "P2":
             let names = profile.claims.filter { $0.type == .stringBoolean }.map(\.name)
