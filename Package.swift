@@ -60,19 +60,17 @@ let package = Package(
                 "FlowModel", "FlowParser", "JOSE",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
-        // The checker: planner, runner, token suite, verdicts and reports. Live backends via AHC.
+        // The checker: planner, runner, token suite, verdicts and reports. Live backends through
+        // FlowMocks' one HTTP client (AHCTransport).
         .target(
             name: "FlowCheck",
-            dependencies: [
-                "FlowModel", "FlowParser", "FlowMocks", "JOSE",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            dependencies: ["FlowModel", "FlowParser", "FlowMocks", "JOSE"]
         ),
 
         // `flowspec serve`: the site preview server (Hummingbird), kept out of FlowSite so the site

@@ -1,3 +1,4 @@
+import FlowMocks
 import FlowModel
 import Foundation
 

@@ -1,4 +1,5 @@
 @testable import FlowCheck
+@testable import FlowMocks
 import FlowModel
 import Testing
 

@@ -87,6 +87,22 @@ import Testing
         #expect(await provider.handle(MockHTTPRequest(method: "GET", target: "/auth/keys")).status == 404)
     }
 
+    /// A backend in a container reaches the mock under another name: the discovery document,
+    /// `{{provider.url}}` issuers and `jku` URLs say that name, while the mock listens locally.
+    @Test func advertisedBaseURLGoesIntoDiscoveryAndIssuer() async throws {
+        let oidc = try #require(BuiltinProviders.profiles["oidc"])
+        let provider = MockProvider(profile: oidc, registrations: [], keys: TestKeys.provider)
+        let advertised = try #require(URL(string: "http://flowspec-idp:9999"))
+        let listening = try await provider.start(host: "127.0.0.1", port: 0, advertised: advertised)
+        defer { Task { await provider.stop() } }
+        #expect(listening.host == "127.0.0.1" && listening.port != 9999)
+        let document = try #require(try StrictJSON.parseObject(await provider.handle(MockHTTPRequest(method: "GET", target: "/.well-known/openid-configuration")).body))
+        #expect(document.string("issuer") == "http://flowspec-idp:9999")
+        #expect(document.string("jwks_uri") == "http://flowspec-idp:9999/jwks")
+        #expect(await provider.issuer == "http://flowspec-idp:9999")
+        await provider.stop()
+    }
+
     @Test func honestTokensCarryTheProfilesClaimsWithTheirTypes() async throws {
         let provider = await provider(Self.google, ClientRegistration(provider: "google", clientID: "g.apps", clientSecret: "s"))
         let signIn = await provider.signIn(clientID: "g.apps", rawNonce: "nonce-1", user: MockUser.random(using: SeededRandom(seed: 5), profile: Self.google), nonce: .verbatim)

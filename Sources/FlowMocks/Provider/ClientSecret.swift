@@ -125,7 +125,7 @@ struct ClientAuthenticator {
     }
 
     private func sharedSecret(clientID: String?, secret: String, method: ClientAuthMethod) -> Outcome {
-        let elided = Secret.elide(secret) ?? ""
+        let elided = Secret.elide(secret)
         guard let clientID, let registration = registrations[clientID] else {
             return Outcome(clientID: clientID, report: ClientSecretReport(elided: elided, violations: [.unknownClient], method: method.rawValue))
         }
@@ -143,7 +143,7 @@ struct ClientAuthenticator {
         guard let token, !token.isEmpty else {
             return Outcome(clientID: formClientID, report: ClientSecretReport(elided: "", violations: violations + [.missing], method: method))
         }
-        let elided = Secret.elide(token) ?? ""
+        let elided = Secret.elide(token)
         guard let parsed = try? JWS.parse(token), let claims = parsed.payload else {
             return Outcome(clientID: formClientID, report: ClientSecretReport(elided: elided, violations: violations + [.malformed], method: method))
         }
@@ -235,7 +235,7 @@ public struct ClientCredentials: Sendable {
             return ([("client_id", clientID), ("client_secret", secret ?? "")], [])
         case .appleClientSecret:
             let jwt = (try? apple?.sign(clientID: clientID, now: now, der: der)) ?? ""
-            return ([("client_id", clientID), ("client_secret", jwt ?? "")], [])
+            return ([("client_id", clientID), ("client_secret", jwt)], [])
         case .privateKeyJWT:
             var header: JSONObject = ["alg": "ES256"]
             if let assertionKeyID { header.append("kid", .string(assertionKeyID)) }
@@ -245,7 +245,7 @@ public struct ClientCredentials: Sendable {
             ]
             let input = JWS.signingInput(header: header.jsonBytes(), payload: claims.jsonBytes())
             let signature = (try? assertionKey?.sign(input)) ?? []
-            let jwt = JWS.compact(header: header.jsonBytes(), payload: claims.jsonBytes(), signature: signature ?? [])
+            let jwt = JWS.compact(header: header.jsonBytes(), payload: claims.jsonBytes(), signature: signature)
             return ([("client_id", clientID), ("client_assertion_type", ClientAuthenticator.assertionType), ("client_assertion", jwt)], [])
         }
     }

@@ -50,7 +50,7 @@ public struct ClientRegistration: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var parts = ["client_id=\(clientID)"]
         if let provider { parts.append("provider=\(provider)") }
-        if let clientSecret { parts.append("client_secret=\(Secret.elide(clientSecret) ?? "")") }
+        if let clientSecret { parts.append("client_secret=\(Secret.elide(clientSecret))") }
         if let teamID { parts.append("team_id=\(teamID)") }
         if let keyID { parts.append("key_id=\(keyID)") }
         if publicKeyPEM != nil { parts.append("public key") }

@@ -1,8 +1,5 @@
-import AsyncHTTPClient
 import FlowModel
 import Foundation
-import NIOCore
-import NIOHTTP1
 
 /// How the mock backend reaches the identity provider (JWKS, token, revoke, and the attacker
 /// URLs a defective backend fetches). Over real HTTP by default; in-process for fast tests.
@@ -11,17 +8,13 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: MockHTTPRequest, to url: URL) async throws -> MockHTTPResponse
 }
 
-/// Real HTTP through AsyncHTTPClient, with a timeout and no redirects followed. (Not URLSession:
-/// on Linux that links FoundationNetworking and libcurl, which cost every `flowspec` command
-/// about 10 ms of start-up.)
+/// Real HTTP through the one `AHCTransport` of the process (no redirects followed, a timeout per
+/// request): the request becomes an `OutgoingRequest`, the `HTTPResult` a `MockHTTPResponse`,
+/// and a transport failure is thrown.
 public struct NetworkTransport: HTTPTransport {
-    /// One client for the process, never shut down (it lives as long as the program).
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.decompression = .disabled
-        configuration.httpVersion = .http1Only
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    /// Shared by every mock backend of the process and never shut down (it lives as long as the
+    /// program).
+    private static let client = AHCTransport(bodyCap: 16 << 20)
 
     private let timeout: TimeInterval
 
@@ -30,16 +23,17 @@ public struct NetworkTransport: HTTPTransport {
     }
 
     public func send(_ request: MockHTTPRequest, to url: URL) async throws -> MockHTTPResponse {
-        var outgoing = HTTPClientRequest(url: url.absoluteString)
-        outgoing.method = HTTPMethod(rawValue: request.method.uppercased())
-        for header in request.headers { outgoing.headers.replaceOrAdd(name: header.name, value: header.value) }
-        if !request.body.isEmpty { outgoing.body = .bytes(ByteBuffer(bytes: request.body)) }
-        let milliseconds = Int64(timeout * 1000)
-        let response = try await Self.client.execute(outgoing, deadline: .now() + .milliseconds(milliseconds))
-        var body = try await response.body.collect(upTo: 16 << 20)
-        let headers = response.headers.map { HeaderField(name: $0.name, value: $0.value) }
-        return MockHTTPResponse(status: Int(response.status.code), headers: headers, body: body.readBytes(length: body.readableBytes) ?? [])
+        let outgoing = OutgoingRequest(method: request.method.uppercased(), url: url.absoluteString, headers: request.headers, body: request.body.isEmpty ? nil : request.body)
+        let result = await Self.client.send(outgoing, timeout: timeout)
+        guard let status = result.status else { throw ProviderCallFailure(failure: result.failure ?? .other("no answer")) }
+        return MockHTTPResponse(status: status, headers: result.headers, body: result.body)
     }
+}
+
+/// A provider call that got no answer.
+public struct ProviderCallFailure: Error, CustomStringConvertible {
+    public var failure: TransportFailure
+    public var description: String { failure.description }
 }
 
 /// No handler serves the host and port a request was routed to.

@@ -4,7 +4,12 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// A request the checker sends to the backend under test (or posts as the provider).
+/// The one HTTP client of flowspec (AsyncHTTPClient): what the checker sends to the backend
+/// under test and what the mock backend sends to a provider go through `AHCTransport`, as an
+/// `OutgoingRequest` answered by an `HTTPResult`.
+
+/// A request sent over HTTP: the checker to the backend (or posting as the provider), the mock
+/// backend to a provider.
 public struct OutgoingRequest: Sendable, Hashable {
     public var method: String
     /// Absolute URL.
@@ -49,7 +54,7 @@ public enum TransportFailure: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    static func format(_ seconds: Double) -> String {
+    public static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }
