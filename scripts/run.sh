@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: lint the flows, build the documentation site, and
-# check every flow against the embedded mock backend (flowspec playing Apple), then overlay the
+# check every flow against the embedded mock backend (flowspec playing each flow's identity
+# provider: Apple, Google, Microsoft…), then overlay the
 # check results on the site. Sets the machine up first when something is missing.
 #
 #   scripts/run.sh                 everything in flows/, site into site/_build/

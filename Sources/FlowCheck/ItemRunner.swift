@@ -40,7 +40,7 @@ struct ItemRunner {
                 break
             }
         }
-        return Self.conclude(id: id, flow: flow, kind: .scenario, title: title, steps: walker.results, scenario: info)
+        return await walker.attachProviderRequests(Self.conclude(id: id, flow: flow, kind: .scenario, title: title, steps: walker.results, scenario: info))
     }
 
     /// Item verdict from step verdicts: a failure or error wins; a path on which nothing the
@@ -117,14 +117,14 @@ struct ItemRunner {
                 walker.skip(path.transitions[(index + 1)...], reason: "after the failure at step \(transition.from)")
                 var result = Self.conclude(id: id, flow: flow, kind: .tokenCase, title: title, steps: walker.results, tokenCase: info)
                 result.message = "could not reach step \(stepNumber): " + (result.message ?? "")
-                return result
+                return await walker.attachProviderRequests(result)
             }
         }
         let outcome = await suite.execute(&walker)
         let verdict = outcome.verdict
         let evidence = outcome.evidence
-        return ItemResult(
+        return await walker.attachProviderRequests(ItemResult(
             id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: verdict, message: outcome.message,
-            tokenCase: info, steps: walker.results, evidence: verdict.failsRun || verdict == .info ? evidence : nil)
+            tokenCase: info, steps: walker.results, evidence: verdict.failsRun || verdict == .info ? evidence : nil))
     }
 }

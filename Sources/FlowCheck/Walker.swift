@@ -424,3 +424,26 @@ struct Walker {
         }
     }
 }
+
+extension Walker {
+    /// A failing item carries the provider calls its sign-in caused (its code exchanged, its
+    /// user's refresh tokens used or revoked), secrets elided: what the backend did, or did not
+    /// do, at the provider is part of the evidence.
+    func attachProviderRequests(_ result: ItemResult) async -> ItemResult {
+        guard result.verdict.failsRun, let provider = link?.provider, let signIn else { return result }
+        var result = result
+        var evidence = result.evidence ?? Evidence()
+        guard evidence.providerRequests.isEmpty else { return result }
+        let code = signIn.code.map { Secret.elide($0) }
+        let refresh = Set(await provider.refreshTokens(for: signIn.user.sub).map { Secret.elide($0) })
+        evidence.providerRequests = await provider.records().filter { record in
+            (code != nil && record.fields["code"] == code)
+                || record.fields["refresh_token"].map(refresh.contains) == true || record.fields["token"].map(refresh.contains) == true
+        }.map(Self.providerEvidence)
+        if evidence.providerRequests.isEmpty {
+            evidence.notes.append("the backend made no call to the provider with this sign-in's code or refresh tokens")
+        }
+        result.evidence = evidence
+        return result
+    }
+}

@@ -87,6 +87,16 @@ extension CheckServers {
             #expect(failing == entry.cases, "\(defect): unexpected failures \(failing.subtracting(entry.cases).sorted())")
         }
         #expect(report.backend.defects == [defect])
+        // Failing items that signed in carry the provider calls of their sign-in as evidence.
+        if defect == "client-secret-der" {
+            let exchanges = report.results.filter { $0.verdict.failsRun }.flatMap { $0.evidence?.providerRequests ?? [] }
+            #expect(exchanges.contains { $0.clientSecretViolations == ["signature-der"] }, "\(defect): no provider call in the evidence")
+        }
+        if defect == "no-code-exchange" {
+            let x1 = try #require(report.results.first { $0.id.hasSuffix("/exchange/X1") && $0.verdict.failsRun })
+            #expect(x1.evidence?.providerRequests.isEmpty == true)
+            #expect(x1.evidence?.notes.contains { $0.contains("no call to the provider") } == true, "\(String(describing: x1.evidence))")
+        }
     }
 
     /// The README's main job ends with `flowspec build --results <the check's JSON report>`:
