@@ -51,7 +51,7 @@ PY
 # a flow without a provider (no provider, no key) and one Apple flow (its keys on first use).
 echo
 echo "one flow, wall time (best of $runs): check next to lint of the same file"
-for spec in "flows/password-login.md" "flows/apple-sign-in-web.en.md --case path-1" "flows/apple-sign-in-web.en.md"; do
+for spec in "flows/password-login.md" "flows/apple-sign-in-native.md --case path-1" "flows/apple-sign-in-native.md"; do
   read -r flow extra <<< "$spec"
   best_check=""; best_lint=""
   for i in $(seq "$runs"); do
