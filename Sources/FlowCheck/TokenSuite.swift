@@ -238,6 +238,9 @@ struct TokenSuiteCase {
     // MARK: Special cases
 
     /// C15: the same id_token and nonce posted twice: the first is accepted, the second refused.
+    /// Variant 0 posts the second with a fresh code for the same sign-in, so only the backend's
+    /// own replay check can refuse it; variant 1 repeats the request byte for byte (the used
+    /// code is refused by the provider, so a backend without a replay check passes it too).
     func replay(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
         guard let first = await submit(&walker, step: step, template: template) else {
             return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
@@ -250,9 +253,24 @@ struct TokenSuiteCase {
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
             return Outcome(verdict: .fail, message: message, evidence: evidence)
         }
-        let second = await walker.env.transport.send(firstRequest, timeout: walker.env.timeout)
+        var secondRequest = firstRequest
+        var note = "second submission of the identical request (same id_token, nonce and code)"
+        let postsCode = usesName("provider.code", template)
+        if (work.variant ?? 0) == 0, postsCode, let signIn = walker.signIn, let provider = try? walker.provider() {
+            let fresh = await provider.freshCode(for: signIn, clientID: walker.clientID)
+            var values = walker.values
+            values["provider.code"] = fresh
+            if let rebuilt = try? Interpolator(values: values).request(template, baseURL: walker.env.backendURL) {
+                secondRequest = rebuilt
+                note = "second submission of the same id_token and nonce, with a fresh code for the same sign-in"
+            }
+        } else if (work.variant ?? 0) == 1, !postsCode {
+            return Outcome(verdict: .notExecutable, message: "step \(step.number) posts no code: the identical replay is variant 0")
+        }
+        let second = await walker.env.transport.send(secondRequest, timeout: walker.env.timeout)
+        walker.lastRequest = secondRequest
         walker.lastResult = second
-        let evidence = Walker.evidence(request: firstRequest, response: second, token: walker.submittedToken, notes: ["second submission of the same id_token and nonce"])
+        let evidence = Walker.evidence(request: secondRequest, response: second, token: walker.submittedToken, notes: [note])
         var outcome = await reject(&walker, step: step, response: second, expectation: expectation, evidence: evidence)
         outcome.message = "replay: " + outcome.message
         return outcome

@@ -290,6 +290,13 @@ public actor MockProvider: MockHTTPHandler {
             user: user, userJSON: user.userJSON, error: nil, forgery: forgery)
     }
 
+    /// Another authorization code for the same sign-in (user, client, nonce claim), as a second
+    /// authorization would give: C15 replays the same ID token and nonce with it, so the code
+    /// exchange cannot be what refuses the replay.
+    public func freshCode(for signIn: ProviderSignIn, clientID: String) -> String {
+        issueCode(clientID: clientID, user: signIn.user, nonceClaim: signIn.nonceClaim, redirectURI: nil)
+    }
+
     /// A signed server-to-server notification JWT (post it as `{"payload":"<JWT>"}`), honest or
     /// forged: N2, C17 index 1 (an ID token instead), and every header, signature and claim
     /// forgery for which `forgery.canApply(to: .notification)` holds (P5/P6 rotate first).

@@ -156,7 +156,10 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
         "C12": ["nonce = expected + \"1\""],
         "C13": ["nonce sent, claim absent, nonce_supported:true"],
         "C14": ["client posts the hash itself as the raw nonce"],
-        "C15": ["same id_token and nonce posted twice"],
+        "C15": [
+            "same id_token and nonce posted again with a fresh code for the same sign-in (only the backend's replay check can refuse it)",
+            "the identical request posted again, same code too (the provider refuses the used code)",
+        ],
         "C16": ["duplicate aud: ours, then another", "duplicate aud: another, then ours"],
         "C17": ["a notification JWT posted as id_token", "an ID token posted as a notification"],
         "C18": ["azp is another client's id (aud ours)"],
