@@ -102,6 +102,17 @@ struct ItemRunner {
               case .send(let template, let expectation) = Drive.plan(path.transitions[position], in: flow) else {
             return notExecutable("step \(stepNumber) has no request the checker can send")
         }
+        // Key rotation (P5, P6) proves a refetch only if the backend already holds the JWKS: an
+        // honest sign-in through the same step first, so `--case P5` alone gives the verdict of
+        // a full run (where earlier cases warmed the cache).
+        if ["P5", "P6"].contains(tokenCase.id) {
+            var baseline = Walker(env: env, flow: flow)
+            for transition in path.transitions[...position] where await !baseline.run(transition) {
+                var result = Self.conclude(id: id, flow: flow, kind: .tokenCase, title: title, steps: baseline.results, tokenCase: info)
+                result.message = "the baseline sign-in before the key rotation failed: " + (result.message ?? "")
+                return await baseline.attachProviderRequests(result)
+            }
+        }
         var walker = Walker(env: env, flow: flow)
         let suite = TokenSuiteCase(work: work, flow: flow, step: step, template: template, expectation: expectation, path: path, position: position)
         if case .variant = suite.forgery, suite.target == .notification, suite.forgery.target != .notification {

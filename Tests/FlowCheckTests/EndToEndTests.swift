@@ -164,6 +164,16 @@ extension CheckServers {
         #expect(await CheckCLI.run(arguments: [Fixtures.repositoryFlows, "--shard", "3/2"], console: output.console) == 2)
     }
 
+    /// P5 alone gives the verdict of a full run: it warms the backend's JWKS cache with an
+    /// honest sign-in first, so a backend that never refetches is caught without other cases.
+    @Test func keyRotationCaseAloneCatchesABackendThatNeverRefetches() async throws {
+        let (code, report, output) = try await Self.check(["--flow", "apple-sign-in-web", "--case", "P5", "--defect", "no-jwks-refetch"])
+        #expect(code == 1, "\(output.suffix(2000))")
+        #expect(Self.failing(report) == ["signature/P5"], "\(output.suffix(2000))")
+        let (correct, _, correctOutput) = try await Self.check(["--flow", "apple-sign-in-web", "--case", "P5"])
+        #expect(correct == 0, "\(correctOutput.suffix(2000))")
+    }
+
     @Test func unreachableBackendExitsThree() async throws {
         // Port 1: nothing listens there (a port freed by a test server could be handed to the
         // mock provider started next, which would answer).
