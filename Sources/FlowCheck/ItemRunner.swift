@@ -115,10 +115,10 @@ struct ItemRunner {
         }
         var walker = Walker(env: env, flow: flow)
         let suite = TokenSuiteCase(work: work, flow: flow, step: step, template: template, expectation: expectation, path: path, position: position)
-        if case .variant = suite.forgery, suite.target == .notification, suite.forgery.target != .notification {
-            // The mock provider mints this variant into ID tokens only; posting an honest
-            // notification instead would judge the backend on the wrong token.
-            return notExecutable("the mock provider mints \(suite.forgery) into ID tokens only, not notifications (N2 covers forged notifications)")
+        if case .variant = suite.forgery, suite.target == .notification, !suite.forgery.canApply(to: .notification) {
+            // Nonce and replay cases are about ID tokens; posting an honest notification instead
+            // would judge the backend on the wrong token.
+            return notExecutable("\(suite.forgery) is about the ID token's nonce or replay; a notification carries neither")
         }
         if case .variant = suite.forgery, suite.target == .idToken { walker.forgery = suite.forgery }
 

@@ -84,7 +84,10 @@ struct TokenSuiteCase {
         }
         let attackerBefore = await attackerFetches(walker)
         let notificationForgery = target == .notification ? forgery : .none
-        let sent = await submit(&walker, step: submitStep, template: submitTemplate, notificationForgery: notificationForgery)
+        // A forged notification that must be refused announces an event that ends the user's
+        // sessions, so accepting it is observable on the session afterwards.
+        let event: NotificationEvent.Kind? = target == .notification && tokenCase.expectation == .reject ? .consentRevoked : nil
+        let sent = await submit(&walker, step: submitStep, template: submitTemplate, notificationForgery: notificationForgery, event: event)
         guard let response = sent else {
             return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
         }
