@@ -19,10 +19,14 @@ fi
 echo "== swift test"
 swift test --skip-build 2>&1 | tee test-artifacts/swift-test.log | grep -E '^(✘|✔ Test run|✘ Test run)|recorded an issue|Fatal error|error:' 
 status=${PIPESTATUS[0]}
-passed=$(grep -cE '^✔ Test .* passed' test-artifacts/swift-test.log)
-failed=$(grep -cE '^✘ Test .* failed' test-artifacts/swift-test.log)
-# Suite and run summary lines are not tests.
-passed=$((passed - $(grep -cE '^✔ Test run with' test-artifacts/swift-test.log)))
-failed=$((failed - $(grep -cE '^✘ Test run with' test-artifacts/swift-test.log)))
+# Counted from Swift Testing's own summary ("Test run with N tests …"): per-test lines can be
+# interleaved when tests finish at the same moment, so counting them undercounts.
+total=$(grep -oE 'Test run with [0-9]+ tests?' test-artifacts/swift-test.log | tail -1 | grep -oE '[0-9]+' || true)
+failed=$(grep -oE '✘ Test [^✔✘◇↳]* failed after' test-artifacts/swift-test.log | grep -vc 'Test run with' || true)
+if [ -n "$total" ]; then
+  passed=$((total - failed))
+else
+  passed=$(grep -oE '✔ Test [^✔✘◇↳]* passed after' test-artifacts/swift-test.log | grep -vc 'Test run with' || true)
+fi
 echo "$passed passed, $failed failed"
 exit "$status"
