@@ -76,7 +76,6 @@ public struct ProviderProfileParser: Sendable {
                 return nil
             }
             var fields: [String: Node] = [:]
-            var marks: [String: Mark?] = [:]
             for (keyNode, value) in mapping {
                 guard let key = keyNode.scalar?.string else {
                     problem(keyNode.mark, "profile keys must be plain words")
@@ -89,7 +88,6 @@ public struct ProviderProfileParser: Sendable {
                     continue
                 }
                 fields[key] = value
-                marks[key] = keyNode.mark
             }
             let id = fields["id"].flatMap { scalar($0, "id") } ?? defaultID
             var base: ProviderProfile?
@@ -167,7 +165,6 @@ public struct ProviderProfileParser: Sendable {
                     problem(node.mark, "'defaults' maps variable names to single values")
                 }
             }
-            _ = marks
             return diagnostics.isEmpty ? profile : nil
         }
 

@@ -480,8 +480,7 @@ public actor MockProvider: MockHTTPHandler {
         {
             seenAssertionIDs.insert(jti)
         }
-        guard let clientID = outcome.clientID, !clientID.isEmpty else { return .error(400, "invalid_request") }
-        _ = clientID
+        guard outcome.clientID?.isEmpty == false else { return .error(400, "invalid_request") }
         // Apple (and RFC 6749 §5.2 without an Authorization header) answer 400 invalid_client.
         return outcome.report.isValid ? nil : .error(400, "invalid_client")
     }
