@@ -47,7 +47,7 @@ public struct TokenCaseWork: Sendable, Hashable {
     /// How a case's variants are enumerated for a provider profile and a nonce transform: token
     /// forgeries, token-endpoint overrides, or a single honest run (N1 and R1 are driven with
     /// honest tokens). Empty when the case does not apply to this provider or flow.
-    static func variants(of caseID: String, profile: ProviderProfile?, nonce: NonceTransform) -> [(description: String, forgery: TokenForgery?)] {
+    static func variants(of caseID: String, profile: ProviderProfile?, nonce: NonceTransform, rule: TokenRuleKind? = nil) -> [(description: String, forgery: TokenForgery?)] {
         guard let profile else { return [] }
         let overrides = TokenEndpointOverride.variants(for: caseID)
         if !overrides.isEmpty { return overrides.map { ($0.description, nil) } }
@@ -58,7 +58,7 @@ public struct TokenCaseWork: Sendable, Hashable {
                 ? NotificationEvent.Kind.allCases.map { ("\($0.rawValue) notification, then the same jti again", nil) }
                 : [(tokenCase.title, nil)]
         default:
-            return TokenForgery.variants(for: caseID, profile: profile, nonce: nonce).map { ($0.description, $0.forgery) }
+            return TokenForgery.variants(for: caseID, profile: profile, nonce: nonce, rule: rule).map { ($0.description, $0.forgery) }
         }
     }
 }
@@ -91,7 +91,7 @@ public struct Planner: Sendable {
             let nonce = providers.nonceTransform(for: flow)
             for (position, rule) in flow.tokenRules.enumerated() {
                 for tokenCase in rule.cases {
-                    let variants = TokenCaseWork.variants(of: tokenCase.id, profile: profile, nonce: nonce)
+                    let variants = TokenCaseWork.variants(of: tokenCase.id, profile: profile, nonce: nonce, rule: rule.kind)
                     for (index, variant) in variants.enumerated() {
                         let multiple = variants.count > 1
                         let id = "\(flow.id)/\(rule.id)/\(tokenCase.id)" + (multiple ? "[\(index)]" : "")

@@ -1,5 +1,6 @@
 import FlowMocks
 import FlowModel
+import JOSE
 import Foundation
 
 /// One token case at the step that submits the token: how it is sent, and what counts as the
@@ -77,6 +78,8 @@ struct TokenSuiteCase {
             return await notificationEvents(&walker, step: submitStep, template: submitTemplate, expectation: submitExpectation)
         case "C15":
             return await replay(&walker, step: submitStep, template: submitTemplate, expectation: submitExpectation)
+        case "C19":
+            return await nonceLeftOut(&walker, step: submitStep, template: submitTemplate, expectation: submitExpectation)
         case "R1":
             return await revocation(&walker, step: submitStep, template: submitTemplate, expectation: submitExpectation)
         default:
@@ -277,6 +280,46 @@ struct TokenSuiteCase {
         var outcome = await reject(&walker, step: step, response: second, expectation: expectation, evidence: evidence)
         outcome.message = "replay: " + outcome.message
         return outcome
+    }
+
+    /// C19: the honest ID token (its `nonce` claim is this sign-in's) posted with the request's
+    /// nonce member left out (variant 0), empty (1) or `null` (2). Only a backend that requires
+    /// the nonce it compares with refuses all three.
+    func nonceLeftOut(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
+        let variant = forgery.index ?? 0
+        guard let mutated = Self.template(template, nonce: variant) else {
+            return Outcome(verdict: .notExecutable, message: "step \(step.number) posts no JSON member holding {{provider.nonce}} alone: nothing to leave out")
+        }
+        guard let response = await submit(&walker, step: step, template: mutated) else {
+            return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
+        }
+        let note = ["the nonce member left out of the request", "the nonce member sent empty", "the nonce member sent as null"][min(variant, 2)]
+            + "; the ID token carries this sign-in's nonce"
+        let evidence = Walker.evidence(request: walker.lastRequest, response: response, token: walker.submittedToken, notes: [note])
+        return await reject(&walker, step: step, response: response, expectation: expectation, evidence: evidence)
+    }
+
+    /// The request template with its top-level JSON member `"…": "{{provider.nonce}}"` removed
+    /// (variant 0), emptied (1) or set to `null` (2); nil when the body has no such member.
+    static func template(_ template: RequestTemplate, nonce variant: Int) -> RequestTemplate? {
+        guard let body = template.body, let object = try? StrictJSON.parseObject(Array(body.utf8)),
+            let member = object.members.first(where: { $0.value.stringValue.map { Interpolator.names(in: $0) == ["provider.nonce"] && $0.hasPrefix("{{") && $0.hasSuffix("}}") } ?? false })
+        else { return nil }
+        var mutated = JSONObject()
+        for existing in object.members {
+            guard existing.name == member.name else {
+                mutated.append(existing.name, existing.value)
+                continue
+            }
+            switch variant {
+            case 0: continue
+            case 1: mutated.append(existing.name, .string(""))
+            default: mutated.append(existing.name, .null)
+            }
+        }
+        var result = template
+        result.body = String(decoding: mutated.jsonBytes(), as: UTF8.self)
+        return result
     }
 
     /// X1–X3: the provider's token endpoint misbehaves while the step is submitted; the

@@ -137,7 +137,8 @@ public struct TokenCase: Hashable, Sendable, Codable, Identifiable {
         TokenCase(id: "S9", title: "hostile kid values (path, SQL quote, 10 kB, non-ASCII)", families: [.keyID], expectation: .reject),
         TokenCase(id: "S10", title: "kid not in the JWKS even after refetch", families: [.keyID], expectation: .reject),
         TokenCase(id: "S11", title: "crit: [\"x-unknown\"]", families: [.algorithm], expectation: .reject),
-        TokenCase(id: "S12", title: "malformed compact form (segments, padding, +/, non-JSON)", families: [.signature], expectation: .reject),
+        TokenCase(id: "S12", title: "malformed compact form (segments, +/, non-JSON)", families: [.signature], expectation: .reject),
+        TokenCase(id: "S13", title: "= padding on one segment alone (header, payload or signature), signed as sent", families: [.signature], expectation: .reject),
         // Claims: must reject.
         TokenCase(id: "C1", title: "iss with a suffix, trailing /, http://, missing", families: [.issuer], expectation: .reject),
         TokenCase(id: "C2", title: "aud another app's id; aud missing", families: [.audience], expectation: .reject),
@@ -153,9 +154,12 @@ public struct TokenCase: Hashable, Sendable, Codable, Identifiable {
         TokenCase(id: "C13", title: "nonce sent, claim absent, nonce_supported:true", families: [.nonce], expectation: .reject),
         TokenCase(id: "C14", title: "client posts the hash itself as the raw nonce", families: [.nonce], expectation: .reject),
         TokenCase(id: "C15", title: "same id_token and nonce posted twice (replay)", families: [.nonce], expectation: .reject),
-        TokenCase(id: "C16", title: "duplicate claim names (aud ours, then another)", families: [.audience], expectation: .reject),
+        TokenCase(id: "C16", title: "duplicate claim names (aud, exp, iss, sub, nonce), the right value first and last", families: [.audience, .expiry, .issuer, .subject, .nonce], expectation: .reject),
         TokenCase(id: "C17", title: "a notification JWT posted as id_token, and the reverse", families: [.claims], expectation: .reject),
         TokenCase(id: "C18", title: "azp names another client (OpenID Connect Core §3.1.3.7)", families: [.audience], expectation: .reject, conformanceID: "rp-id_token-aud"),
+        TokenCase(id: "C19", title: "nonce absent, empty or null in the request while the token carries one", families: [.nonce], expectation: .reject),
+        TokenCase(id: "C20", title: "iat as a numeric string", families: [.issuedAt], expectation: .reject),
+        TokenCase(id: "C21", title: "nbf as a numeric string", families: [.notBefore], expectation: .reject),
         // Code exchange, observed at the mock /auth/token.
         TokenCase(id: "X1", title: "sub of the exchanged id_token differs from the client's token", families: [.exchange], expectation: .reject),
         TokenCase(id: "X2", title: "/auth/token answers invalid_grant or invalid_client", families: [.exchange], expectation: .reject),

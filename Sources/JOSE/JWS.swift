@@ -109,13 +109,37 @@ public enum JWS {
     /// header a JSON object without duplicate members. The payload may be anything;
     /// it is parsed strictly into `payload` when it is a JSON object.
     public static func parse(_ compact: String) throws(JWSError) -> ParsedJWS {
+        try parse(compact, leniency: .none)
+    }
+
+    /// What a lenient parser lets through, for the mock backend's defects (the strict parse is
+    /// `.none`): canonical `=` padding on a segment (the signing input stays the text as sent,
+    /// padding included, as PyJWT does), and duplicate claim names kept first or last.
+    public struct Leniency: Sendable {
+        public var padding: Bool
+        public var duplicateClaims: StrictJSON.DuplicateMembers
+        public init(padding: Bool = false, duplicateClaims: StrictJSON.DuplicateMembers = .reject) {
+            self.padding = padding
+            self.duplicateClaims = duplicateClaims
+        }
+        public static let none = Leniency()
+    }
+
+    public static func parse(_ compact: String, leniency: Leniency) throws(JWSError) -> ParsedJWS {
         // Split on bytes, not Characters: "." followed by a combining mark is one Character.
         let segments = compact.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
         guard segments.count == 3 else { throw .wrongSegmentCount(segments.count) }
-        guard let headerBytes = Base64URL.decode(segments[0]) else { throw .badBase64(segment: "header") }
-        guard let payloadBytes = Base64URL.decode(segments[1]) else { throw .badBase64(segment: "payload") }
-        guard let signature = Base64URL.decode(segments[2]) else { throw .badBase64(segment: "signature") }
+        func decode(_ segment: String) -> [UInt8]? {
+            guard leniency.padding, segment.hasSuffix("="), segment.utf8.count % 4 == 0 else { return Base64URL.decode(segment) }
+            var stripped = segment
+            while stripped.hasSuffix("=") { stripped.removeLast() }
+            guard segment.utf8.count - stripped.utf8.count <= 2 else { return nil }
+            return Base64URL.decode(stripped)
+        }
+        guard let headerBytes = decode(segments[0]) else { throw .badBase64(segment: "header") }
+        guard let payloadBytes = decode(segments[1]) else { throw .badBase64(segment: "payload") }
+        guard let signature = decode(segments[2]) else { throw .badBase64(segment: "signature") }
 
         let headerNode: JSONNode
         do {
@@ -129,7 +153,7 @@ public enum JWS {
 
         var payload: JSONObject?
         var payloadError: JSONError?
-        do { payload = try StrictJSON.parse(payloadBytes).objectValue } catch { payloadError = error }
+        do { payload = try StrictJSON.parse(payloadBytes, duplicates: leniency.duplicateClaims).objectValue } catch { payloadError = error }
 
         return ParsedJWS(
             headerBytes: headerBytes, payloadBytes: payloadBytes, signature: signature,

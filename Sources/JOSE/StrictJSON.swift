@@ -34,8 +34,17 @@ public enum JSONError: Error, Equatable, CustomStringConvertible {
 public enum StrictJSON {
     public static let defaultMaxDepth = 64
 
-    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONNode {
-        var parser = Parser(bytes: bytes, maxDepth: maxDepth)
+    /// What to do with a member name seen twice in one object. RFC 7515 §5.2 and RFC 7519 §4
+    /// allow only `reject` or `lastWins`; `firstWins` exists so the mock backend can play a
+    /// parser that gets it wrong (`--defect duplicate-claims-first-wins`).
+    public enum DuplicateMembers: Sendable {
+        case reject
+        case firstWins
+        case lastWins
+    }
+
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth, duplicates: DuplicateMembers = .reject) throws(JSONError) -> JSONNode {
+        var parser = Parser(bytes: bytes, maxDepth: maxDepth, duplicates: duplicates)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
@@ -48,18 +57,20 @@ public enum StrictJSON {
     }
 
     /// Parses and requires a top-level object.
-    public static func parseObject(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONError) -> JSONObject? {
-        try parse(bytes, maxDepth: maxDepth).objectValue
+    public static func parseObject(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth, duplicates: DuplicateMembers = .reject) throws(JSONError) -> JSONObject? {
+        try parse(bytes, maxDepth: maxDepth, duplicates: duplicates).objectValue
     }
 
     private struct Parser {
         let bytes: [UInt8]
         let maxDepth: Int
+        let duplicates: DuplicateMembers
         var index = 0
 
-        init(bytes: [UInt8], maxDepth: Int) {
+        init(bytes: [UInt8], maxDepth: Int, duplicates: DuplicateMembers) {
             self.bytes = bytes
             self.maxDepth = maxDepth
+            self.duplicates = duplicates
         }
 
         mutating func skipWhitespace() {
@@ -107,12 +118,18 @@ public enum StrictJSON {
                 skipWhitespace()
                 guard try peek() == UInt8(ascii: "\"") else { throw .unexpectedByte(offset: index) }
                 let name = try parseString()
-                if !seen.insert(name.unicodeScalars.map(\.value)).inserted { throw .duplicateMember(name) }
+                let repeated = !seen.insert(name.unicodeScalars.map(\.value)).inserted
+                if repeated, duplicates == .reject { throw .duplicateMember(name) }
                 skipWhitespace()
                 guard try peek() == UInt8(ascii: ":") else { throw .unexpectedByte(offset: index) }
                 index += 1
                 skipWhitespace()
-                object.append(name, try parseValue(depth: depth))
+                let value = try parseValue(depth: depth)
+                switch (repeated, duplicates) {
+                case (false, _): object.append(name, value)
+                case (true, .lastWins): object[name] = value
+                case (true, _): break
+                }
                 skipWhitespace()
                 switch try peek() {
                 case UInt8(ascii: ","): index += 1

@@ -56,8 +56,15 @@ extension CheckServers {
         ("skip-aud", ["audience/C2", "audience/C3", "audience/C18", "exchange/X3", "notifications/N2"], true),
         ("skip-iss", ["issuer/C1", "exchange/X3", "notifications/N2"], true),
         ("skip-exp", ["expiry/C5", "expiry/C6", "notifications/N2"], true),
-        ("skip-iat", ["issued-at/C7", "issued-at/C9"], true),
-        ("skip-nonce", ["nonce/C12", "nonce/C13", "nonce/C14", "path-5"], true),
+        ("skip-iat", ["issued-at/C7", "issued-at/C9", "issued-at/C20"], true),
+        // Without a nonce check an empty nonce passes too (an absent or null one does not match
+        // the step's template).
+        ("skip-nonce", ["nonce/C12", "nonce/C13", "nonce/C14", "nonce/C19", "path-5"], true),
+        ("nonce-optional", ["nonce/C19"], true),
+        ("lenient-base64", ["signature/S13"], true),
+        ("iat-string", ["issued-at/C20"], true),
+        ("duplicate-claims-first-wins", ["audience/C16", "expiry/C16", "issuer/C16", "subject/C16", "nonce/C16"], true),
+        ("duplicate-claims-last-wins", ["audience/C16", "expiry/C16", "issuer/C16", "subject/C16", "nonce/C16"], true),
         ("accept-replay", ["nonce/C15"], true),
         ("first-key", ["signature/P4", "signature/P5", "signature/P6", "key-id/S9", "key-id/S10"], true),
         ("kid-fallback", ["key-id/S9", "key-id/S10"], true),
@@ -66,7 +73,8 @@ extension CheckServers {
         ("accept-crit", ["algorithm/S11"], true),
         ("trust-embedded-jwk", ["key-id/S7"], true),
         ("trust-jku", ["key-id/S8"], true),
-        ("server-error-on-malformed", ["signature/S12"], true),
+        // A padded segment is malformed too (S13).
+        ("server-error-on-malformed", ["signature/S12", "signature/S13"], true),
         // The notification flow's signature rule runs S1/S2 on notifications too.
         ("ignore-notification-signature", ["notifications/N2", "signature/S1", "signature/S2"], true),
         ("skip-exchange-subject", ["exchange/X1"], true),
@@ -140,7 +148,7 @@ extension CheckServers {
 
     @Test func everyDefectIsCoveredByThisTest() {
         // skip-nbf needs a not-before rule, which flows/ has none of: covered by the fixture test below.
-        let covered = Set(Self.catches.map(\.defect)).union(["skip-nbf"])
+        let covered = Set(Self.catches.map(\.defect)).union(["skip-nbf", "nbf-string"])
         #expect(Set(Defect.allCases.map(\.rawValue)) == covered)
     }
 
@@ -154,6 +162,10 @@ extension CheckServers {
         #expect(broken == 1)
         let report = try JSONReport.decode(try #require(FileManager.default.contents(atPath: json.path)))
         #expect(Self.failing(report) == ["not-before/C10"])
+        let lenient = await CheckCLI.run(arguments: [Fixtures.path("all-rules"), "--defect", "nbf-string", "--report", "json:\(json.path)"], console: output.console)
+        #expect(lenient == 1)
+        let lenientReport = try JSONReport.decode(try #require(FileManager.default.contents(atPath: json.path)))
+        #expect(Self.failing(lenientReport) == ["not-before/C21"])
     }
 
     @Test func badInputExitsTwo() async throws {

@@ -10,11 +10,12 @@ import Testing
         #expect(first == second)
         #expect(Set(first).count == first.count)
         #expect(first.contains("hostile-login/path-1"))
-        // The signature family: P1 P4 P5 P6 S1 S2 S12, each variant its own item.
+        // The signature family: P1 P4 P5 P6 S1 S2 S12 S13, each variant its own item.
         #expect(first.contains("hostile-login/signature/P1"))
         #expect(first.contains("hostile-login/signature/S1[0]"))
         #expect(first.contains("hostile-login/signature/S1[1]"))
-        #expect(first.contains("hostile-login/signature/S12[5]"))
+        #expect(first.contains("hostile-login/signature/S12[4]"))
+        #expect(first.contains("hostile-login/signature/S13[2]"))
         #expect(!first.contains { $0.contains("/C1") }, "issuer cases belong to another rule")
     }
 

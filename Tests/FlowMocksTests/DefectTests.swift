@@ -48,6 +48,17 @@ struct DefectCase: Sendable, CustomTestStringConvertible {
         DefectCase(defect: .trustEmbeddedJWK, driver: .forgery("S7", 0), effect: .acceptsForgery),
         DefectCase(defect: .trustJKU, driver: .forgery("S8", 0), effect: .acceptsForgery),
         DefectCase(defect: .clientSecretDER, driver: .forgery("P1", 0), effect: .rejectsPositive),
+        DefectCase(defect: .lenientBase64, driver: .forgery("S13", 0), effect: .acceptsForgery),
+        DefectCase(defect: .lenientBase64, driver: .forgery("S13", 1), effect: .acceptsForgery),
+        DefectCase(defect: .lenientBase64, driver: .forgery("S13", 2), effect: .acceptsForgery),
+        DefectCase(defect: .iatString, driver: .forgery("C20", 0), effect: .acceptsForgery),
+        DefectCase(defect: .nbfString, driver: .forgery("C21", 0), effect: .acceptsForgery),
+        // First-wins reads the right value when it comes first (even variants), last-wins when
+        // it comes last (odd): aud, then exp.
+        DefectCase(defect: .duplicateClaimsFirstWins, driver: .forgery("C16", 0), effect: .acceptsForgery),
+        DefectCase(defect: .duplicateClaimsFirstWins, driver: .forgery("C16", 2), effect: .acceptsForgery),
+        DefectCase(defect: .duplicateClaimsLastWins, driver: .forgery("C16", 1), effect: .acceptsForgery),
+        DefectCase(defect: .duplicateClaimsLastWins, driver: .forgery("C16", 3), effect: .acceptsForgery),
     ]
 
     /// Runs the case's sign-in (after a baseline sign-in that warms the JWKS cache).
@@ -70,7 +81,7 @@ struct DefectCase: Sendable, CustomTestStringConvertible {
 @Suite struct DefectTests {
     @Test func everyDefectHasATest() {
         let covered = Set(DefectCase.signInCases.map(\.defect)).union([
-            .acceptReplay, .serverErrorOnMalformed, .keepSessionAfterRevoke, .skipRevoke, .ignoreNotificationSignature,
+            .acceptReplay, .serverErrorOnMalformed, .keepSessionAfterRevoke, .skipRevoke, .ignoreNotificationSignature, .nonceOptional,
         ])
         #expect(covered == Set(Defect.allCases))
     }
@@ -124,15 +135,38 @@ struct DefectCase: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// The web login posted with its nonce member left out, empty or null (C19): only a backend
+    /// that checks the nonce "if one was sent" signs it in.
+    @Test func nonceOptionalSignsInWithoutTheNonce() async throws {
+        let template = Flows.web.steps[1].exchange!.request
+        for defects in [Set<Defect>(), [.nonceOptional]] {
+            for (index, body) in [#"{"authorization_code": "{{provider.code}}", "id_token": "{{provider.id_token}}"}"#,
+                                  #"{"authorization_code": "{{provider.code}}", "id_token": "{{provider.id_token}}", "nonce": ""}"#,
+                                  #"{"authorization_code": "{{provider.code}}", "id_token": "{{provider.id_token}}", "nonce": null}"#].enumerated() {
+                let harness = await Harness(defects: defects)
+                let signIn = await harness.provider.signIn(clientID: Flows.webClientID, rawNonce: "raw-nonce-0123456789", user: MockUser.random())
+                var request = template
+                request.body = body
+                let response = await harness.send(request, signIn.placeholderValues)
+                if defects.isEmpty {
+                    #expect((400..<500).contains(response.status), "variant \(index): \(response.status)")
+                } else {
+                    let reason = await harness.backend.lastRejectionReason() ?? ""
+                    #expect(response.status == 200, "variant \(index): \(reason)")
+                }
+            }
+        }
+    }
+
     @Test func serverErrorOnMalformed() async throws {
         for defects in [Set<Defect>(), [.serverErrorOnMalformed]] {
             let harness = await Harness(defects: defects)
-            for index in 0..<6 {
+            for index in 0..<5 {
                 let (response, _) = await harness.webSignIn(.variant(caseID: "S12", index: index))
                 if defects.isEmpty {
                     #expect((400..<500).contains(response.status), "S12/\(index)")
-                } else if index != 5 {
-                    // Variant 5 (non-JSON header) also fails to parse: all but none are 500.
+                } else if index != 4 {
+                    // Variant 4 (non-JSON header) also fails to parse: all but none are 500.
                     #expect(response.status == 500, "S12/\(index)")
                 }
             }

@@ -110,9 +110,29 @@ import FlowParser
         #expect(segments(await mint("S12", 2).token).count == 5)
         let alphabet = await mint("S12", 3).token
         #expect(segments(alphabet)[2].contains { $0 == "+" || $0 == "/" })
-        #expect(await mint("S12", 4).token.contains("="))
-        let notJSON = await mint("S12", 5).token
+        let notJSON = await mint("S12", 4).token
         #expect(Base64URL.decode(segments(notJSON)[0]) == Array("not json".utf8))
+    }
+
+    /// S13: one segment padded, canonically (length a multiple of 4), the others not; the
+    /// signature verifies over the text as sent, so only the padding is wrong.
+    @Test func paddingOnOneSegmentAlone() async throws {
+        let keys = TestKeys.provider.signing
+        for index in 0..<3 {
+            let token = await mint("S13", index).token
+            let parts = segments(token)
+            #expect(parts.count == 3)
+            for (position, part) in parts.enumerated() {
+                #expect(part.hasSuffix("=") == (position == index), "S13/\(index) segment \(position): \(part.suffix(4))")
+                if position == index { #expect(part.utf8.count % 4 == 0, "canonical padding") }
+            }
+            var unpadded = parts[index]
+            while unpadded.hasSuffix("=") { unpadded.removeLast() }
+            #expect(Base64URL.decode(unpadded) != nil)
+            let signature = try #require(Base64URL.decode(index == 2 ? unpadded : parts[2]))
+            let input = Array("\(parts[0]).\(parts[1])".utf8)
+            #expect(keys.contains { $0.verify(signature, for: input, algorithm: .RS256) }, "S13/\(index): the signature covers the bytes sent")
+        }
     }
 
     @Test func claimForgeries() async throws {
@@ -123,6 +143,18 @@ import FlowParser
         #expect(payloadText(await mint("C11", 2).token).range(of: #""sub":\d+"#, options: .regularExpression) != nil)
         let duplicate = payloadText(await mint("C16", 0).token)
         #expect(duplicate.components(separatedBy: "\"aud\":").count == 3)
+        // Each duplicated claim, in both orders: the right value first for even variants.
+        for (position, entry) in TokenForgery.duplicatedClaims.enumerated() {
+            for order in 0..<2 {
+                let text = payloadText(await mint("C16", position * 2 + order).token)
+                let values = text.components(separatedBy: "\"\(entry.claim)\":").dropFirst().map { String($0.prefix { $0 != "," && $0 != "}" }) }
+                #expect(values.count == 2 && values[0] != values[1], "C16/\(position * 2 + order): \(values)")
+            }
+        }
+        let expFirst = payloadText(await mint("C16", 2).token).components(separatedBy: "\"exp\":").dropFirst().compactMap { Int64($0.prefix { $0.isNumber }) }
+        #expect(expFirst.count == 2 && expFirst[0] > expFirst[1], "the honest (later) exp first, the expired one last")
+        #expect(payloadText(await mint("C20", 0).token).range(of: #""iat":"\d+""#, options: .regularExpression) != nil)
+        #expect(payloadText(await mint("C21", 0).token).range(of: #""nbf":"\d+""#, options: .regularExpression) != nil)
         let p3 = payloadText(await mint("P3", 0).token)
         #expect(p3.contains(#""aud":["com.app"]"#))
         #expect(payloadText(await mint("P2", 1).token).contains(#""email_verified":true"#))

@@ -158,6 +158,25 @@ struct VerifierTests {
         #expect(error(try! JWS.sign(header: Array(#"{"kid":"W6WcOKB","alg":"RS256"}"#.utf8), payload: Array("[1]".utf8), signer: .rsa(Self.appleKey, .RS256))) == .payloadNotJSONObject(nil))
     }
 
+    /// The leniencies the mock backend's defects use: duplicate names kept first or last, and
+    /// canonical `=` padding with the signing input as sent. The strict parse refuses both.
+    @Test func leniencies() throws {
+        let text = Array(#"{"aud":"ours","aud":"theirs","sub":"s"}"#.utf8)
+        #expect(throws: JSONError.duplicateMember("aud")) { try StrictJSON.parse(text) }
+        #expect(try StrictJSON.parseObject(text, duplicates: .firstWins)?.string("aud") == "ours")
+        let last = try #require(try StrictJSON.parseObject(text, duplicates: .lastWins))
+        #expect(last.string("aud") == "theirs" && last.members.map(\.name) == ["aud", "sub"])
+
+        let parts = Self.token().split(separator: ".").map(String.init)
+        let padded = "\(parts[0]).\(parts[1]).\(parts[2])=="
+        #expect(throws: JWSError.badBase64(segment: "signature")) { try JWS.parse(padded) }
+        let lenient = try JWS.parse(padded, leniency: .init(padding: true))
+        #expect(lenient.signingInput == Array("\(parts[0]).\(parts[1])".utf8))
+        #expect(lenient.signature == Base64URL.decode(parts[2]))
+        // Non-canonical padding (a length that is not a multiple of 4) stays refused.
+        #expect(throws: JWSError.badBase64(segment: "signature")) { try JWS.parse(padded + "=", leniency: .init(padding: true)) }
+    }
+
     @Test("keys are shared across concurrent tasks")
     func concurrency() async throws {
         let key = Self.appleKey

@@ -54,6 +54,21 @@ public enum Defect: String, CaseIterable, Sendable, Hashable, Codable, CustomStr
     case skipExchangeSubject = "skip-exchange-subject"
     /// Signs `client_secret` with a DER-encoded ECDSA signature (the provider says `signature-der`).
     case clientSecretDER = "client-secret-der"
+    /// Checks the nonce only "if one was sent": a request without it, or with it empty or
+    /// `null`, signs in (C19).
+    case nonceOptional = "nonce-optional"
+    /// Decodes base64url segments that end in canonical `=` padding, signing input as sent,
+    /// like PyJWT 2.x (S13).
+    case lenientBase64 = "lenient-base64"
+    /// Reads an `iat` written as a string of digits as a number (C20).
+    case iatString = "iat-string"
+    /// Reads an `nbf` written as a string of digits as a number (C21).
+    case nbfString = "nbf-string"
+    /// Parses the claims with a JSON parser that keeps the first of duplicate names (C16).
+    case duplicateClaimsFirstWins = "duplicate-claims-first-wins"
+    /// Parses the claims with a JSON parser that keeps the last of duplicate names, as Python's
+    /// `json` does; RFC 7519 §4 allows it, flowspec holds the stricter line (C16).
+    case duplicateClaimsLastWins = "duplicate-claims-last-wins"
 
     public var description: String { rawValue }
 

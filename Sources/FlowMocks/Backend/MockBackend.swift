@@ -170,6 +170,9 @@ public actor MockBackend: MockHTTPHandler {
 
     private func has(_ defect: Defect) -> Bool { defects.contains(defect) }
 
+    /// Request members the backend lets the client leave out (only with `nonce-optional`).
+    private var optionalInputs: Set<String> { has(.nonceOptional) ? ["provider.nonce"] : [] }
+
     private func freshToken() -> String { "fs_" + random.string(length: 32) }
 
     // MARK: Request handling
@@ -181,13 +184,13 @@ public actor MockBackend: MockHTTPHandler {
         // The route's contract is the step's own template: it says where the inputs are.
         var best: (candidate: RouteCandidate, match: RequestMatch)?
         for candidate in route.candidates where candidate.isStepRequest {
-            if let match = RequestMatcher.match(candidate.request, request, fixed: [:]), match.score > (best?.match.score ?? -1) {
+            if let match = RequestMatcher.match(candidate.request, request, fixed: [:], optional: optionalInputs), match.score > (best?.match.score ?? -1) {
                 best = (candidate, match)
             }
         }
         if best == nil {
             for candidate in route.candidates {
-                if let match = RequestMatcher.match(candidate.request, request, fixed: [:]), match.score > (best?.match.score ?? -1) {
+                if let match = RequestMatcher.match(candidate.request, request, fixed: [:], optional: optionalInputs), match.score > (best?.match.score ?? -1) {
                     best = (candidate, match)
                 }
             }
@@ -593,6 +596,7 @@ public actor MockBackend: MockHTTPHandler {
     /// broken path below. Every other run verifies with JOSE's `JWTVerifier`.
     static let verifierDefects: Set<Defect> = [
         .skipSignature, .trustHeaderAlg, .algNoneAccepted, .ignoreHeaderAlg, .acceptCrit, .trustEmbeddedJWK, .trustJKU, .firstKey, .kidFallback,
+        .lenientBase64, .duplicateClaimsFirstWins, .duplicateClaimsLastWins,
     ]
 
     /// Header and signature: JOSE's strict verifier (RS256 only, `none` and key-choosing headers
@@ -626,7 +630,9 @@ public actor MockBackend: MockHTTPHandler {
     /// The defects' verification: each one a classic bug, on purpose.
     private func verifyDefectively(_ token: String, link: BackendProviderLink, skipSignature: Bool) async throws -> VerifiedToken {
         let parsed: ParsedJWS
-        do { parsed = try JWS.parse(token) } catch { throw Rejection.malformed("malformed token: \(error)") }
+        let duplicates: StrictJSON.DuplicateMembers = has(.duplicateClaimsFirstWins) ? .firstWins : has(.duplicateClaimsLastWins) ? .lastWins : .reject
+        let leniency = JWS.Leniency(padding: has(.lenientBase64), duplicateClaims: duplicates)
+        do { parsed = try JWS.parse(token, leniency: leniency) } catch { throw Rejection.malformed("malformed token: \(error)") }
         let header = parsed.header
         guard let alg = header.string("alg") else { throw Rejection.invalid("header has no alg") }
         var noSignature = skipSignature || has(.skipSignature)
@@ -764,7 +770,10 @@ public actor MockBackend: MockHTTPHandler {
         }
         try checkTimes(claims)
         guard let sub = claims.string("sub"), !sub.isEmpty else { throw Rejection.invalid("sub missing, empty or not a string") }
-        if let rawNonce, !has(.skipNonce) {
+        // A nonce posted empty counts as posted (and fails the comparison), unless the backend
+        // checks the nonce only "if one was sent" (`nonce-optional`: absent, empty, null).
+        let posted = has(.nonceOptional) && rawNonce?.isEmpty == true ? nil : rawNonce
+        if let rawNonce = posted, !has(.skipNonce) {
             // The flow says how the nonce reaches the claim; the defect applies the other rule.
             let hashed = (transform == .sha256) != has(.nonceUnhashed)
             let expected = hashed ? TokenMinter.sha256Hex(rawNonce) : rawNonce
@@ -778,6 +787,14 @@ public actor MockBackend: MockHTTPHandler {
         }
     }
 
+    /// A NumericDate: a JSON number; with the `iat-string`/`nbf-string` defects also a string
+    /// of digits, as PyJWT's `int(payload["iat"])` reads it.
+    private static func numericDate(_ node: JSONNode?, acceptingStrings: Bool) -> Double? {
+        if isNumber(node) { return node?.doubleValue }
+        if acceptingStrings, let text = node?.stringValue { return Double(text) }
+        return nil
+    }
+
     private func checkTimes(_ claims: JSONObject) throws {
         let now = self.now
         if !has(.skipExp) {
@@ -785,11 +802,11 @@ public actor MockBackend: MockHTTPHandler {
             guard exp + Double(Self.leeway) > Double(now) else { throw Rejection.invalid("token expired") }
         }
         if !has(.skipIat) {
-            guard Self.isNumber(claims["iat"]), let iat = claims["iat"]?.doubleValue else { throw Rejection.invalid("iat missing or not a number") }
+            guard let iat = Self.numericDate(claims["iat"], acceptingStrings: has(.iatString)) else { throw Rejection.invalid("iat missing or not a number") }
             guard iat <= Double(now + Self.leeway) else { throw Rejection.invalid("iat is in the future") }
         }
         if !has(.skipNbf), let nbf = claims["nbf"] {
-            guard Self.isNumber(nbf), let value = nbf.doubleValue else { throw Rejection.invalid("nbf is not a number") }
+            guard let value = Self.numericDate(nbf, acceptingStrings: has(.nbfString)) else { throw Rejection.invalid("nbf is not a number") }
             guard value <= Double(now + Self.leeway) else { throw Rejection.invalid("token not valid yet (nbf)") }
         }
     }

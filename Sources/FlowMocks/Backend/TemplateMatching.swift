@@ -130,7 +130,9 @@ enum RequestMatcher {
         "content-type", "accept", "content-length", "host", "user-agent", "accept-language", "accept-encoding", "connection",
     ]
 
-    static func match(_ template: RequestTemplate, _ request: MockHTTPRequest, fixed: [String: String]) -> RequestMatch? {
+    /// `optional`: placeholders whose JSON member may be absent or `null` (the mock backend's
+    /// `nonce-optional` defect); a correct backend requires every member its template names.
+    static func match(_ template: RequestTemplate, _ request: MockHTTPRequest, fixed: [String: String], optional: Set<String> = []) -> RequestMatch? {
         guard template.method.uppercased() == request.method else { return nil }
         var bindings: [String: String] = [:]
         var score = 0
@@ -166,7 +168,7 @@ enum RequestMatcher {
                 }
             } else if let jsonTemplate = JSONTemplate(body) {
                 guard let incoming = JSONBridge.parse(request.body),
-                    apply(jsonTemplate.match(incoming, fixed: fixed, bindings: bindings))
+                    apply(jsonTemplate.match(incoming, fixed: fixed, bindings: bindings, optional: optional))
                 else { return nil }
             } else {
                 let text = request.bodyText.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -197,18 +199,25 @@ struct JSONTemplate {
         root = value
     }
 
-    func match(_ value: JSONValue, fixed: [String: String], bindings: [String: String]) -> (bindings: [String: String], score: Int)? {
+    func match(_ value: JSONValue, fixed: [String: String], bindings: [String: String], optional: Set<String> = []) -> (bindings: [String: String], score: Int)? {
         var bindings = bindings
         var score = 0
-        guard Self.match(root, value, fixed, &bindings, &score) else { return nil }
+        guard Self.match(root, value, fixed, optional, &bindings, &score) else { return nil }
         return (bindings, score)
+    }
+
+    /// The placeholder a template string consists of alone (`"{{provider.nonce}}"`), if any.
+    private static func lonePlaceholder(_ template: JSONValue) -> String? {
+        guard case .string(let text) = template, text.hasPrefix(open), text.hasSuffix(close) else { return nil }
+        let name = String(text.dropFirst().dropLast())
+        return name.contains(open) || name.contains(close) ? nil : name
     }
 
     private static func unmark(_ text: String) -> String {
         text.replacingOccurrences(of: open, with: "{{").replacingOccurrences(of: close, with: "}}")
     }
 
-    private static func match(_ template: JSONValue, _ value: JSONValue, _ fixed: [String: String], _ bindings: inout [String: String], _ score: inout Int) -> Bool {
+    private static func match(_ template: JSONValue, _ value: JSONValue, _ fixed: [String: String], _ optional: Set<String>, _ bindings: inout [String: String], _ score: inout Int) -> Bool {
         switch (template, value) {
         case (.string(let text), .string(let incoming)):
             guard let result = TemplatePattern(unmark(text)).match(incoming, fixed: fixed, bindings: bindings) else { return false }
@@ -217,13 +226,14 @@ struct JSONTemplate {
             return true
         case (.object(let members), .object(let incoming)):
             for key in members.keys.sorted() {
-                guard let sub = incoming[key], match(members[key]!, sub, fixed, &bindings, &score) else { return false }
+                if incoming[key] == nil || incoming[key] == .null, let name = lonePlaceholder(members[key]!), optional.contains(name) { continue }
+                guard let sub = incoming[key], match(members[key]!, sub, fixed, optional, &bindings, &score) else { return false }
                 score += key.utf8.count
             }
             return true
         case (.array(let elements), .array(let incoming)):
             guard elements.count == incoming.count else { return false }
-            for (element, sub) in zip(elements, incoming) where !match(element, sub, fixed, &bindings, &score) { return false }
+            for (element, sub) in zip(elements, incoming) where !match(element, sub, fixed, optional, &bindings, &score) { return false }
             return true
         default:
             if template == value {

@@ -43,7 +43,8 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
         switch caseID {
         case "N2": return target == .notification
         case "C17": return target == (index == 0 ? .idToken : .notification)
-        case "P7", "P9", "C12", "C13", "C14", "C15", "C18": return target == .idToken
+        case "P7", "P9", "C12", "C13", "C14", "C15", "C18", "C19": return target == .idToken
+        case "C16": return target == .idToken || Self.duplicatedClaims[index / 2].claim != "nonce"
         default: return true
         }
     }
@@ -61,8 +62,9 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The variants of a case for a provider profile and a flow's nonce transform: empty when
     /// the case does not apply (P2 without string-booleans, P7 without `nonce_supported`, P9
     /// with one issuer, C14 on a verbatim nonce, C17 without notifications, C18 without `azp`).
-    /// Descriptions name the profile's own claims and issuers.
-    public static func variants(for caseID: String, profile: ProviderProfile, nonce: NonceTransform) -> [(forgery: TokenForgery, description: String)] {
+    /// Descriptions name the profile's own claims and issuers. With `rule`, a case that spans
+    /// several families (C16) keeps the variants about that family's claim.
+    public static func variants(for caseID: String, profile: ProviderProfile, nonce: NonceTransform, rule: TokenRuleKind? = nil) -> [(forgery: TokenForgery, description: String)] {
         func numbered(_ texts: [String]) -> [(forgery: TokenForgery, description: String)] {
             texts.enumerated().map { (.variant(caseID: caseID, index: $0.offset), $0.element) }
         }
@@ -87,6 +89,9 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
             return profile.notifications ? variants(for: caseID) : []
         case "C18":
             return profile.claim("azp") == nil ? [] : variants(for: caseID)
+        case "C16":
+            guard let rule else { return variants(for: caseID) }
+            return variants(for: caseID).filter { Self.duplicatedClaims[$0.forgery.index! / 2].family == rule }
         case "N2":
             guard profile.notifications else { return [] }
             return numbered(variants(for: caseID).map(\.description).map { $0.replacingOccurrences(of: "iss is not Apple", with: "iss is not the provider's") })
@@ -139,9 +144,11 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
         "S9": ["kid ../../dev/null", "kid with an SQL quote", "kid of 10 kB", "non-ASCII kid"],
         "S10": ["kid not in the JWKS even after a refetch, signature by the first JWKS key"],
         "S11": ["crit: [\"x-unknown\"]"],
-        "S12": [
-            "2 segments", "4 segments", "5-segment JWE", "signature in the +/ alphabet", "= padding",
-            "header is not JSON",
+        "S12": ["2 segments", "4 segments", "5-segment JWE", "signature in the +/ alphabet", "header is not JSON"],
+        "S13": [
+            "= padding on the header segment alone (signed over the padded text)",
+            "= padding on the payload segment alone (signed over the padded text)",
+            "== padding on the signature segment alone (the same signature, a different token text)",
         ],
         "C1": ["iss with a suffix", "iss with a trailing /", "iss over http://", "iss missing"],
         "C2": ["aud is another app's id", "aud missing"],
@@ -160,14 +167,28 @@ public enum TokenForgery: Hashable, Sendable, Codable, CustomStringConvertible {
             "same id_token and nonce posted again with a fresh code for the same sign-in (only the backend's replay check can refuse it)",
             "the identical request posted again, same code too (the provider refuses the used code)",
         ],
-        "C16": ["duplicate aud: ours, then another", "duplicate aud: another, then ours"],
+        "C16": duplicatedClaims.flatMap { ["duplicate \($0.claim): the right value, then \($0.wrong)", "duplicate \($0.claim): \($0.wrong), then the right value"] },
         "C17": ["a notification JWT posted as id_token", "an ID token posted as a notification"],
         "C18": ["azp is another client's id (aud ours)"],
+        "C19": ["nonce field absent from the request", "nonce field empty", "nonce field null"],
+        "C20": ["iat as a numeric string (the right time, quoted)"],
+        "C21": ["nbf as a numeric string (a past time, quoted)"],
         "N2": [
             "notification signature bytes flipped", "notification signed by another RSA key (genuine kid)",
             "notification aud is another app's id", "notification iss is not Apple", "notification expired",
             "notification with alg none",
         ],
+    ]
+
+    /// The claims C16 duplicates, two variants each (index / 2): the honest value first then a
+    /// wrong one (index even), and the reverse (odd). A first-wins parser reads the right value
+    /// of the even variant, a last-wins parser that of the odd one; a strict one refuses both.
+    public static let duplicatedClaims: [(claim: String, family: TokenRuleKind, wrong: String)] = [
+        ("aud", .audience, "another app's id"),
+        ("exp", .expiry, "a time 6 minutes ago"),
+        ("iss", .issuer, "the issuer with a suffix"),
+        ("sub", .subject, "another user's sub"),
+        ("nonce", .nonce, "the nonce + \"1\""),
     ]
 
     /// Hostile `kid` values of S9, by index.

@@ -205,6 +205,8 @@ struct TokenMinter {
             return try sign(h, claims, with: signing.key)
         case "S12":
             return try malformed(claims, index: index)
+        case "S13":
+            return try padded(claims, segment: index)
         case "C1":
             switch index {
             case 0: claims["iss"] = .string(issuer + ".evil.example")
@@ -263,21 +265,32 @@ struct TokenMinter {
             if profile.claim("nonce_supported") != nil { claims["nonce_supported"] = .bool(true) }
             return try honest(claims)
         case "C16":
-            var duplicated = JSONObject()
-            for member in claims.members {
-                if member.name == "aud" {
-                    let pair: [JSONNode] = index == 0 ? [.string(clientID), .string(Self.otherAudience)] : [.string(Self.otherAudience), .string(clientID)]
-                    duplicated.append("aud", pair[0])
-                    duplicated.append("aud", pair[1])
-                } else {
-                    duplicated.append(member.name, member.value)
-                }
+            let name = TokenForgery.duplicatedClaims[min(index / 2, TokenForgery.duplicatedClaims.count - 1)].claim
+            let wrong: JSONNode
+            switch name {
+            case "aud": wrong = .string(Self.otherAudience)
+            case "exp": wrong = .int(now - 360)
+            case "iss": wrong = .string(issuer + ".evil.example")
+            case "sub": wrong = .string(MockUser.random(using: random, profile: profile).sub)
+            default: wrong = .string((nonceClaim ?? "") + "1")
             }
+            let right = claims[name] ?? .string(clientID)
+            let pair = index % 2 == 0 ? [right, wrong] : [wrong, right]
+            var duplicated = JSONObject()
+            for member in claims.members where member.name != name { duplicated.append(member.name, member.value) }
+            duplicated.append(name, pair[0])
+            duplicated.append(name, pair[1])
             return try honest(duplicated)
         case "C17":
             return index == 0 ? try notification() : try honest(claims)
         case "C18":
             claims["azp"] = .string(Self.otherAudience)
+            return try honest(claims)
+        case "C20":
+            claims["iat"] = .string(String(now))
+            return try honest(claims)
+        case "C21":
+            claims["nbf"] = .string(String(now - 60))
             return try honest(claims)
         default:
             // C14, C15 and anything else: the honest token (the mutation is in what is posted).
@@ -303,13 +316,33 @@ struct TokenMinter {
             var standard = parts[2].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
             if !standard.contains("+") && !standard.contains("/") { standard = "+" + standard.dropFirst() }
             return "\(parts[0]).\(parts[1]).\(standard)"
-        case 4:
-            return "\(parts[0]).\(parts[1])=.\(parts[2])=="
         default:
             let header = Array("not json".utf8)
             let signature = try signing.key.sign(JWS.signingInput(header: header, payload: claims.jsonBytes()), algorithm: .RS256)
             return JWS.compact(header: header, payload: claims.jsonBytes(), signature: signature)
         }
+    }
+
+    /// S13: canonical `=` padding on one segment, everything else honest. For the header and
+    /// the payload the JSON gets a space so its base64url needs padding, and the signature is
+    /// computed over the padded text actually sent, so only a strict decoder refuses it; for
+    /// the signature, padding is appended to a genuine token (a different text, the same
+    /// signature: what a token-keyed replay cache would miss).
+    private func padded(_ claims: JSONObject, segment: Int) throws -> String {
+        func padding(_ count: Int) -> String { String(repeating: "=", count: (3 - count % 3) % 3) }
+        func needingPadding(_ json: [UInt8]) -> [UInt8] { json.count % 3 == 0 ? Array(json.dropLast()) + Array(" }".utf8) : json }
+        if segment >= 2 {
+            let token = try honest(claims)
+            let signatureLength = Base64URL.decode(String(token.split(separator: ".").last ?? ""))?.count ?? 256
+            return token + (padding(signatureLength).isEmpty ? "==" : padding(signatureLength))
+        }
+        var headerJSON = header(kid: signing.kid).jsonBytes()
+        var payloadJSON = claims.jsonBytes()
+        if segment == 0 { headerJSON = needingPadding(headerJSON) } else { payloadJSON = needingPadding(payloadJSON) }
+        let headerSegment = Base64URL.encode(headerJSON) + (segment == 0 ? padding(headerJSON.count) : "")
+        let payloadSegment = Base64URL.encode(payloadJSON) + (segment == 1 ? padding(payloadJSON.count) : "")
+        let input = Array("\(headerSegment).\(payloadSegment)".utf8)
+        return "\(headerSegment).\(payloadSegment).\(Base64URL.encode(try signing.key.sign(input, algorithm: .RS256)))"
     }
 
     // MARK: Notification forgeries
