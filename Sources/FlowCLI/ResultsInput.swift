@@ -108,7 +108,8 @@ extension SiteResults {
     private static func status(_ verdict: CheckVerdict) -> Status? {
         switch verdict {
         case .pass: .pass
-        case .fail, .error: .fail
+        // Inconclusive: the run fails and nothing was proven; the evidence text says which (issue 13 gives it its own look).
+        case .fail, .error, .inconclusive: .fail
         case .notExecutable: .notExecutable
         case .info: .info
         case .skipped: nil

@@ -50,6 +50,6 @@ public struct Checker: Sendable {
             results.append(result)
             onResult(result, results.count, total)
         }
-        return results.sorted(by: ResultOrder.precedes)
+        return BaselineGate.apply(results).sorted(by: ResultOrder.precedes)
     }
 }

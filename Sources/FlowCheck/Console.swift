@@ -38,13 +38,20 @@ public final class Console: @unchecked Sendable {
         if isTTY {
             lock.withLock {
                 write("\r\u{1B}[2K")
-                if result.verdict.failsRun { write(status + (result.message.map { ": \($0)" } ?? "") + "\n") }
+                if result.verdict.failsRun { write(status + Self.explanation(result) + "\n") }
                 write("[\(done)/\(total)] \(result.id)")
                 lastWasProgress = true
             }
         } else {
-            line("[\(done)/\(total)] " + status + (result.verdict.failsRun ? (result.message.map { ": \($0)" } ?? "") : ""))
+            line("[\(done)/\(total)] " + status + (result.verdict.failsRun ? Self.explanation(result) : ""))
         }
+    }
+
+    /// `: message`, and the root cause when the message does not already say it.
+    static func explanation(_ result: ItemResult) -> String {
+        var text = result.message.map { ": \($0)" } ?? ""
+        if let cause = result.cause, !text.contains(cause) { text += " [cause: \(cause)]" }
+        return text
     }
 
     public func summary(_ report: CheckReport) {
@@ -55,6 +62,7 @@ public final class Console: @unchecked Sendable {
         let s = Summary(results: results)
         var parts = ["\(s.pass) passed", "\(s.fail) failed"]
         if s.error > 0 { parts.append("\(s.error) errors") }
+        if s.inconclusive > 0 { parts.append("\(s.inconclusive) inconclusive") }
         if s.notExecutable > 0 { parts.append("\(s.notExecutable) not executable") }
         if s.info > 0 { parts.append("\(s.info) informational") }
         return parts.joined(separator: ", ")
@@ -94,6 +102,7 @@ public final class Console: @unchecked Sendable {
         }
         lines.append("")
         lines.append("Total: \(report.summary.total) items: \(count(report.results))")
+        lines += rootCauseLines(report.results)
         if let first = report.results.first(where: { $0.verdict.failsRun }) {
             lines.append("")
             lines.append("First failure: \(first.id) — \(first.title)")
@@ -103,6 +112,24 @@ public final class Console: @unchecked Sendable {
             }
         }
         return lines
+    }
+
+    /// One line per distinct root cause the provider's records showed (most items first): a
+    /// misconfigured run says why in one line instead of dozens of "not accepted: 401".
+    static func rootCauseLines(_ results: [ItemResult]) -> [String] {
+        var counts: [String: (items: Int, inconclusive: Int, first: String)] = [:]
+        for result in results where result.verdict.failsRun {
+            guard let cause = result.cause else { continue }
+            var entry = counts[cause] ?? (0, 0, result.id)
+            entry.items += 1
+            if result.verdict == .inconclusive { entry.inconclusive += 1 }
+            counts[cause] = entry
+        }
+        let ordered = counts.sorted { $0.value.items != $1.value.items ? $0.value.items > $1.value.items : $0.key < $1.key }
+        return ordered.map { cause, entry in
+            let inconclusive = entry.inconclusive > 0 ? ", \(entry.inconclusive) of them reject cases left inconclusive" : ""
+            return "Root cause: \(cause) (\(entry.items) item\(entry.items == 1 ? "" : "s")\(inconclusive); first \(entry.first))"
+        }
     }
 
     /// Evidence as text: request line, response status and body excerpt, decoded token.
@@ -128,7 +155,7 @@ public final class Console: @unchecked Sendable {
         }
         for record in evidence.providerRequests {
             var line = "provider: \(record.method) \(record.path) → \(record.status)"
-            if let error = record.error { line += " \(error)" }
+            if let error = record.error { line += " \(error)" + (record.errorDescription.map { " (\($0))" } ?? "") }
             if !record.clientSecretViolations.isEmpty { line += " client_secret: " + record.clientSecretViolations.joined(separator: ", ") }
             lines.append(line)
         }

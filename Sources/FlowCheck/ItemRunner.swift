@@ -134,8 +134,12 @@ struct ItemRunner {
         let outcome = await suite.execute(&walker)
         let verdict = outcome.verdict
         let evidence = outcome.evidence
-        return await walker.attachProviderRequests(ItemResult(
+        // Evidence goes with failing, inconclusive and informational items only; a rejection
+        // keeps its own until the provider's records have been read.
+        var result = await walker.attachProviderRequests(ItemResult(
             id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: verdict, message: outcome.message,
-            tokenCase: info, steps: walker.results, evidence: verdict.failsRun || verdict == .info ? evidence : nil))
+            tokenCase: info, steps: walker.results, evidence: evidence))
+        if !result.verdict.failsRun, result.verdict != .info { result.evidence = nil }
+        return result
     }
 }

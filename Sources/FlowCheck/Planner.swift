@@ -107,20 +107,33 @@ public struct Planner: Sendable {
         return items
     }
 
-    /// The items this run executes.
+    /// The items this run executes: the filtered items, plus the baseline (`flow/rule/P1`) of
+    /// every rule whose reject cases the filter keeps, so `--case C12` judges them as a full run
+    /// does (`BaselineGate`); then this shard's slice. Shards stay a partition: a rule's
+    /// baseline may run in another shard, and `--merge` applies the gate over all of them.
     public func plan(flows: [Flow]) -> [WorkItem] {
-        var items = Self.allItems(flows: flows, providers: providers)
+        let all = Self.allItems(flows: flows, providers: providers)
+        var items = all
         if !flowFilter.isEmpty {
             items = items.filter { flowFilter.contains($0.flowID) }
         }
         if !caseFilter.isEmpty {
             items = items.filter { item in caseFilter.contains { Self.matches(item, filter: $0) } }
+            var planned = Set(items.map(\.id))
+            for item in items {
+                guard case .tokenCase(let work) = item.payload, work.tokenCase.expectation == .reject else { continue }
+                planned.insert(Self.baselineID(flowID: item.flowID, rule: work.rule.id))
+            }
+            items = all.filter { planned.contains($0.id) }
         }
         if let shard {
             items = Self.slice(items, shard: shard)
         }
         return items
     }
+
+    /// The id of the honest run (P1) of a rule: its reject cases prove something only if it passes.
+    static func baselineID(flowID: String, rule: String) -> String { "\(flowID)/\(rule)/P1" }
 
     /// `--case` accepts a whole id (`flow/path-2`, `flow/nonce/C12`), an id without its variant
     /// (`flow/algorithm/S3`), a rule-less case id (`S3`, `S3[1]`), or `path-2`.

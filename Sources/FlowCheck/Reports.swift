@@ -58,7 +58,9 @@ public enum JSONReport {
     }
 
     /// Merges shard reports into one, ordered as an unsharded run would be. Results with the
-    /// same id (a shard run twice) keep the last one given.
+    /// same id (a shard run twice, a baseline planned in several shards) keep the last one
+    /// given. The baseline gate runs again over the whole: a rule's baseline may have failed
+    /// in another shard than its reject cases.
     public static func merge(_ reports: [CheckReport]) throws -> CheckReport {
         guard let first = reports.first else { throw ReportError.incompatible("no reports given") }
         let versions = Set(reports.map(\.schemaVersion))
@@ -71,7 +73,7 @@ public enum JSONReport {
         return CheckReport(
             schemaVersion: first.schemaVersion, tool: first.tool, startedAt: started,
             durationMS: reports.map(\.durationMS).max() ?? 0, backend: first.backend, shard: nil,
-            flows: Array(flows.values), results: Array(byID.values))
+            flows: Array(flows.values), results: BaselineGate.apply(Array(byID.values)))
     }
 }
 
@@ -83,14 +85,14 @@ public enum JUnitReport {
     public static func render(_ report: CheckReport) -> String {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let s = report.summary
-        out += "<testsuites name=\"flowspec check\" tests=\"\(s.total)\" failures=\"\(s.fail)\" errors=\"\(s.error)\" time=\"\(seconds(report.durationMS))\">\n"
+        out += "<testsuites name=\"flowspec check\" tests=\"\(s.total)\" failures=\"\(s.fail)\" errors=\"\(s.error + s.inconclusive)\" time=\"\(seconds(report.durationMS))\">\n"
         let grouped = Dictionary(grouping: report.results, by: \.flowID)
         for (index, flowID) in grouped.keys.sorted().enumerated() {
             let results = grouped[flowID]!.sorted(by: ResultOrder.precedes)
             let summary = Summary(results: results)
             let file = report.flows.first { $0.id == flowID }?.file
             let time = results.reduce(0) { $0 + $1.durationMS }
-            out += "  <testsuite name=\"\(escape(flowID))\" tests=\"\(summary.total)\" failures=\"\(summary.fail)\" errors=\"\(summary.error)\" skipped=\"\(summary.notExecutable)\" time=\"\(seconds(time))\" timestamp=\"\(escape(timestamp(report.startedAt)))\" hostname=\"localhost\" id=\"\(index)\" package=\"flowspec\">\n"
+            out += "  <testsuite name=\"\(escape(flowID))\" tests=\"\(summary.total)\" failures=\"\(summary.fail)\" errors=\"\(summary.error + summary.inconclusive)\" skipped=\"\(summary.notExecutable)\" time=\"\(seconds(time))\" timestamp=\"\(escape(timestamp(report.startedAt)))\" hostname=\"localhost\" id=\"\(index)\" package=\"flowspec\">\n"
             out += "    <properties>\n"
             out += "      <property name=\"backend\" value=\"\(escape(report.backend.url))\"/>\n"
             if let file { out += "      <property name=\"file\" value=\"\(escape(file))\"/>\n" }
@@ -110,6 +112,9 @@ public enum JUnitReport {
                     out += ">\n      <failure message=\"\(escape(result.message ?? "failed"))\" type=\"fail\">\(escape(detail))</failure>\n    </testcase>\n"
                 case .error:
                     out += ">\n      <error message=\"\(escape(result.message ?? "error"))\" type=\"error\">\(escape(detail))</error>\n    </testcase>\n"
+                case .inconclusive:
+                    // Not a failure of the backend's check, not a pass: nothing was proven.
+                    out += ">\n      <error message=\"\(escape(result.message ?? "inconclusive"))\" type=\"inconclusive\">\(escape(detail))</error>\n    </testcase>\n"
                 }
             }
             out += "    <system-out></system-out>\n    <system-err></system-err>\n"

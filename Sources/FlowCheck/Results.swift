@@ -12,9 +12,13 @@ public enum Verdict: String, Sendable, Codable, Hashable, CaseIterable {
     case notExecutable = "not-executable"
     case info
     case skipped
+    /// A reject case the backend did refuse, but for a reason that proves nothing about the
+    /// rule: the honest token of the same rule was refused too, or the provider refused the
+    /// backend's own call (wrong credentials, redirect_uri) first. Fails the run.
+    case inconclusive
 
     /// Whether this verdict makes the run fail (exit 1).
-    public var failsRun: Bool { self == .fail || self == .error }
+    public var failsRun: Bool { self == .fail || self == .error || self == .inconclusive }
 
     public var symbol: String {
         switch self {
@@ -24,6 +28,7 @@ public enum Verdict: String, Sendable, Codable, Hashable, CaseIterable {
         case .notExecutable: "–"
         case .info: "i"
         case .skipped: "·"
+        case .inconclusive: "?"
         }
     }
 }
@@ -94,7 +99,7 @@ public struct CheckReport: Sendable, Codable, Hashable {
 
     /// Exit code of `flowspec check` for this report: 0 all pass, 1 failures or errors.
     /// (2 bad input and 3 unreachable backend are decided before any result exists.)
-    public var exitCode: Int32 { summary.fail + summary.error > 0 ? 1 : 0 }
+    public var exitCode: Int32 { summary.fail + summary.error + summary.inconclusive > 0 ? 1 : 0 }
 }
 
 /// Counts per verdict.
@@ -105,6 +110,7 @@ public struct Summary: Sendable, Codable, Hashable {
     public var error: Int
     public var notExecutable: Int
     public var info: Int
+    public var inconclusive: Int
 
     public init(results: [ItemResult]) {
         total = results.count
@@ -113,6 +119,19 @@ public struct Summary: Sendable, Codable, Hashable {
         error = results.filter { $0.verdict == .error }.count
         notExecutable = results.filter { $0.verdict == .notExecutable }.count
         info = results.filter { $0.verdict == .info }.count
+        inconclusive = results.filter { $0.verdict == .inconclusive }.count
+    }
+
+    /// Reports of schema version 1 have no `inconclusive` count: it reads as 0.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        total = try container.decode(Int.self, forKey: .total)
+        pass = try container.decode(Int.self, forKey: .pass)
+        fail = try container.decode(Int.self, forKey: .fail)
+        error = try container.decode(Int.self, forKey: .error)
+        notExecutable = try container.decode(Int.self, forKey: .notExecutable)
+        info = try container.decode(Int.self, forKey: .info)
+        inconclusive = try container.decodeIfPresent(Int.self, forKey: .inconclusive) ?? 0
     }
 }
 
@@ -157,12 +176,22 @@ public struct ItemResult: Sendable, Codable, Hashable {
     public var steps: [StepResult]
     /// Evidence of the first failing step (also kept on that step).
     public var evidence: Evidence?
+    /// For a failing or inconclusive item: the root cause the provider's records show (the
+    /// backend's client authentication refused, a redirect_uri mismatch, no code exchange).
+    public var cause: String?
     public var durationMS: Int
+    /// The provider requests of a reject case that passed, kept (not reported) in case the
+    /// baseline gate turns it inconclusive: then they become its evidence.
+    var heldProviderRequests: [ProviderRequestEvidence]?
+
+    enum CodingKeys: String, CodingKey {
+        case id, flowID, kind, title, verdict, message, scenario, tokenCase, steps, evidence, cause, durationMS
+    }
 
     public init(
         id: String, flowID: String, kind: Kind, title: String, verdict: Verdict, message: String? = nil,
         scenario: ScenarioInfo? = nil, tokenCase: TokenCaseInfo? = nil, steps: [StepResult] = [],
-        evidence: Evidence? = nil, durationMS: Int = 0
+        evidence: Evidence? = nil, cause: String? = nil, durationMS: Int = 0
     ) {
         self.id = id
         self.flowID = flowID
@@ -174,6 +203,7 @@ public struct ItemResult: Sendable, Codable, Hashable {
         self.tokenCase = tokenCase
         self.steps = steps
         self.evidence = evidence
+        self.cause = cause
         self.durationMS = durationMS
     }
 }
@@ -339,18 +369,21 @@ public struct ProviderRequestEvidence: Sendable, Codable, Hashable {
     public var grantType: String?
     public var status: Int
     public var error: String?
+    /// The provider's `error_description`, when it gave one.
+    public var errorDescription: String?
     /// Named `client_secret` violations (empty = valid).
     public var clientSecretViolations: [String]
     /// Form fields, secrets elided.
     public var fields: [String: String]
 
-    public init(method: String, path: String, endpoint: String, grantType: String?, status: Int, error: String?, clientSecretViolations: [String], fields: [String: String]) {
+    public init(method: String, path: String, endpoint: String, grantType: String?, status: Int, error: String?, errorDescription: String? = nil, clientSecretViolations: [String], fields: [String: String]) {
         self.method = method
         self.path = path
         self.endpoint = endpoint
         self.grantType = grantType
         self.status = status
         self.error = error
+        self.errorDescription = errorDescription
         self.clientSecretViolations = clientSecretViolations
         self.fields = fields
     }

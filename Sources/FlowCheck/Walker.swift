@@ -380,7 +380,7 @@ struct Walker {
     static func providerEvidence(_ record: RecordedRequest) -> ProviderRequestEvidence {
         ProviderRequestEvidence(
             method: record.method, path: record.path, endpoint: record.endpoint.rawValue, grantType: record.grantType,
-            status: record.status, error: record.error,
+            status: record.status, error: record.error, errorDescription: record.errorDescription,
             clientSecretViolations: record.clientSecret?.violations.map(\.rawValue) ?? [],
             fields: record.fields)
     }
@@ -426,24 +426,55 @@ struct Walker {
 }
 
 extension Walker {
-    /// A failing item carries the provider calls its sign-in caused (its code exchanged, its
-    /// user's refresh tokens used or revoked), secrets elided: what the backend did, or did not
-    /// do, at the provider is part of the evidence.
-    func attachProviderRequests(_ result: ItemResult) async -> ItemResult {
-        guard result.verdict.failsRun, let provider = link?.provider, let signIn else { return result }
-        var result = result
-        var evidence = result.evidence ?? Evidence()
-        guard evidence.providerRequests.isEmpty else { return result }
+    /// The provider calls this item's sign-in caused (its code exchanged, its user's refresh
+    /// tokens used or revoked), secrets elided; nil when the item signed in nowhere.
+    func providerRequests() async -> [ProviderRequestEvidence]? {
+        guard let provider = link?.provider, let signIn else { return nil }
         let code = signIn.code.map { Secret.elide($0) }
         let refresh = Set(await provider.refreshTokens(for: signIn.user.sub).map { Secret.elide($0) })
-        evidence.providerRequests = await provider.records().filter { record in
+        return await provider.records().filter { record in
             (code != nil && record.fields["code"] == code)
                 || record.fields["refresh_token"].map(refresh.contains) == true || record.fields["token"].map(refresh.contains) == true
         }.map(Self.providerEvidence)
+    }
+
+    /// Whether some request of the flow posts the authorization code (so the backend must
+    /// exchange it).
+    var flowPostsCode: Bool {
+        flow.steps.contains { step in
+            guard let request = step.exchange?.request else { return false }
+            let text = request.target + request.headers.map(\.value).joined() + (request.body ?? "")
+            return Interpolator.names(in: text).contains("provider.code")
+        }
+    }
+
+    /// A failing item carries the provider calls its sign-in caused, and the root cause they
+    /// show (`cause`): what the backend did, or did not do, at the provider is evidence. A
+    /// reject case that passed keeps them aside for the baseline gate, and is inconclusive at
+    /// once when they show the provider refused the backend's own call (its credentials, its
+    /// redirect_uri): then the rejection says nothing about the token.
+    func attachProviderRequests(_ result: ItemResult) async -> ItemResult {
+        let isRejectCase = result.tokenCase?.expectation == CaseExpectation.reject.rawValue
+        guard result.verdict.failsRun || (isRejectCase && result.verdict == .pass), let requests = await providerRequests() else { return result }
+        var result = result
+        if result.verdict == .pass {
+            guard let refusal = ProviderDiagnosis.configurationRefusal(requests) else {
+                result.heldProviderRequests = requests
+                return result
+            }
+            result.verdict = .inconclusive
+            result.message = "inconclusive: \(result.message ?? "rejected"), but the provider had refused the backend's own call: \(refusal)"
+            result.cause = refusal
+        }
+        var evidence = result.evidence ?? Evidence()
         if evidence.providerRequests.isEmpty {
-            evidence.notes.append("the backend made no call to the provider with this sign-in's code or refresh tokens")
+            evidence.providerRequests = requests
+            if requests.isEmpty {
+                evidence.notes.append("the backend made no call to the provider with this sign-in's code or refresh tokens")
+            }
         }
         result.evidence = evidence
+        if result.cause == nil { result.cause = ProviderDiagnosis.cause(requests, expectsExchange: flowPostsCode && signIn?.code != nil) }
         return result
     }
 }

@@ -8,11 +8,12 @@ import Testing
 /// library's checks, plus its own nonce and exchanged-`sub` comparison).
 ///
 /// The cases the backend must fail are not taken from flowspec: they are derived from what
-/// PyJWT lets through, and that is established here by a direct experiment
-/// (Fixtures/interop/pyjwt_experiments.py builds tokens by hand with `cryptography` and runs
-/// them through the backend's own verification function), checked against PyJWT's documented
-/// behaviour. The checker must then report exactly those cases: no false failure, no missed
-/// weakness.
+/// PyJWT and the backend's own checks let through, and that is established here by a direct
+/// experiment (Fixtures/interop/pyjwt_experiments.py builds tokens by hand with `cryptography`
+/// and runs them through the backend's own login token checks, `verify_login`, and posts
+/// malformed login bodies to the backend's Flask app), checked against PyJWT's documented
+/// behaviour, the Python `json` docs and the backend's code. The checker must then report
+/// exactly those cases: no false failure, no missed weakness.
 extension CheckServers {
 @Suite struct InteropTests {
     static let interop = Fixtures.directory.appendingPathComponent("interop")
@@ -42,7 +43,11 @@ extension CheckServers {
     static let undocumentedLeniency: Set<String> = ["exp_string", "iat_string", "nbf_string"]
 
     /// The `rule/CASE[i]` items of flows/google-sign-in-web.md the backend must fail, from the
-    /// experiment's findings (each line says which case sends which token).
+    /// experiment's findings (each line says which case sends which token). `accepted[name]` is
+    /// whether the backend's own checks let that row's token (or login body) through. For the
+    /// duplicate-member rows (C16: index [0] the right value first, [1] the wrong one first),
+    /// PyJWT's `json.loads` keeps the last member, and the backend's nonce and exchanged-`sub`
+    /// comparisons take part, as they do in the run (the provider's exchanged token is honest).
     static func expectedFailures(_ accepted: [String: Bool]) -> Set<String> {
         var expected = Set<String>()
         func when(_ name: String, _ items: String...) { if accepted[name] == true { expected.formUnion(items) } }
@@ -55,15 +60,37 @@ extension CheckServers {
         when("exp_past", "expiry/C5[0]")
         when("exp_missing", "expiry/C5[1]")
         when("exp_string", "expiry/C6")
+        when("duplicate_exp_future_then_past", "expiry/C16[0]")          // "exp" twice: the honest one, then 6 min ago
+        when("duplicate_exp_past_then_future", "expiry/C16[1]")          // "exp" twice: 6 min ago, then the honest one
         when("iat_missing", "issued-at/C7")
         when("iat_future_hour", "issued-at/C9")
+        when("iat_string", "issued-at/C20")                              // "iat":"1700000000", the right time quoted
         when("crit_unknown", "algorithm/S11")
         when("alg_none", "algorithm/S3[0]", "algorithm/S3[1]", "algorithm/S3[2]")
         when("hs256_with_public_pem", "algorithm/S4[0]")
         when("sig_standard_base64_alphabet", "signature/S12[3]")
+        when("header_padding_signed_as_sent", "signature/S13[0]")        // header + canonical '=', signed as sent
+        when("payload_padding_signed_as_sent", "signature/S13[1]")       // payload + canonical '=', signed as sent
+        when("sig_padding", "signature/S13[2]")                          // genuine token + '==' on the signature
         when("iss_http", "issuer/C1[2]")
+        when("duplicate_iss_google_then_evil", "issuer/C16[0]")          // "iss" twice: Google, then Google + ".evil.example"
+        when("duplicate_iss_evil_then_google", "issuer/C16[1]")          // "iss" twice: Google + ".evil.example", then Google
         unless("iss_no_scheme", "issuer/P9")                             // accept case: Google's second issuer
         when("jwk_header_attacker_key_unknown_kid", "key-id/S7")
+        // PyJWT accepts sub missing or "" (only "if present", only "a string"), but the backend's
+        // own comparison with the exchanged token's sub refuses them: the rows run verify_login.
+        when("sub_missing", "subject/C11[0]")
+        when("sub_empty", "subject/C11[1]")
+        when("sub_numeric", "subject/C11[2]")
+        when("duplicate_sub_user_then_other", "subject/C16[0]")          // "sub" twice: the user's, then another user's
+        when("duplicate_sub_other_then_user", "subject/C16[1]")          // "sub" twice: another user's, then the user's
+        when("duplicate_nonce_right_then_wrong", "nonce/C16[0]")         // "nonce" twice: the right one, then + "1"
+        when("duplicate_nonce_wrong_then_right", "nonce/C16[1]")         // "nonce" twice: + "1", then the right one
+        // The login body with the nonce member left out, "" or null, the honest token carrying
+        // the nonce: the backend's request check (login_request_problem) answers 400 first.
+        when("nonce_absent", "nonce/C19[0]")
+        when("nonce_empty", "nonce/C19[1]")
+        when("nonce_null", "nonce/C19[2]")
         // A key published moments before it signs (P5 rotation, P6 rotation behind unusable
         // keys): refused while PyJWKClient's refetch cool-down lasts. The run is far shorter
         // than the 30 s cool-down (asserted below), so the rotation cases fail.
@@ -72,10 +99,12 @@ extension CheckServers {
         // replay cache"), so the same id_token and nonce with a fresh code for the same sign-in
         // is accepted again. The identical replay (C15[1]) is refused by Google's single-use code.
         expected.insert("nonce/C15[0]")
-        // Not failures although PyJWT accepts the token: sub missing or empty (C11[0], C11[1])
-        // and the exchanged token without sub (X3[2]) — the backend compares the posted token's
-        // sub with the sub of the token it exchanged for this very sign-in, and they differ.
-        // The payload-padding case (S12[4]) also pads the payload, which breaks the signature.
+        // Not a failure although PyJWT accepts the token: the exchanged token without sub
+        // (X3[2]). The backend compares the posted token's sub with the sub of the token it
+        // exchanged for this very sign-in, and they differ (verify_login, as for C11 above).
+        // No row maps to nbf_string or nbf_future_hour (this flow has no not-before rule, so
+        // C10/C21 do not run) or to the *_padding_signed_unpadded rows (the checker signs what it
+        // sends; those rows show that PyJWT's signing input is the text as sent, padding included).
         return expected
     }
 

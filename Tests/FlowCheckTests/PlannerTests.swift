@@ -21,9 +21,13 @@ import Testing
 
     @Test func caseFilterAcceptsSeveralSpellings() throws {
         let flows = try Fixtures.flows("hostile")
-        #expect(Planner(caseFilter: ["S1"]).plan(flows: flows).map(\.id) == ["hostile-login/signature/S1[0]", "hostile-login/signature/S1[1]"])
-        #expect(Planner(caseFilter: ["S1[1]"]).plan(flows: flows).map(\.id) == ["hostile-login/signature/S1[1]"])
-        #expect(Planner(caseFilter: ["hostile-login/signature/S1"]).plan(flows: flows).count == 2)
+        // A reject case brings its rule's baseline (P1) along: the gate judges it by it.
+        let baseline = "hostile-login/signature/P1"
+        #expect(Planner(caseFilter: ["S1"]).plan(flows: flows).map(\.id) == [baseline, "hostile-login/signature/S1[0]", "hostile-login/signature/S1[1]"])
+        #expect(Planner(caseFilter: ["S1[1]"]).plan(flows: flows).map(\.id) == [baseline, "hostile-login/signature/S1[1]"])
+        #expect(Planner(caseFilter: ["hostile-login/signature/S1"]).plan(flows: flows).count == 3)
+        // An accept case or a scenario needs no baseline.
+        #expect(Planner(caseFilter: ["P4"]).plan(flows: flows).map(\.id) == ["hostile-login/signature/P4[0]", "hostile-login/signature/P4[1]"])
         #expect(Planner(caseFilter: ["path-1"]).plan(flows: flows).map(\.id) == ["hostile-login/path-1"])
         #expect(Planner(flowFilter: ["other"]).plan(flows: flows).isEmpty)
     }

@@ -83,6 +83,40 @@ import Testing
         #expect(throws: (any Error).self) { try SchemaValidation.validateJUnit(xml.replacingOccurrences(of: "<testsuite name", with: "<testsuite nom")) }
     }
 
+    /// A failed baseline (`flow/rule/P1`) turns its rule's passing reject cases inconclusive,
+    /// and only those: other rules, failures and other flows keep their verdicts. Merging shards
+    /// applies the gate across them (the baseline failed in one shard, the case passed in another).
+    @Test func baselineGateMarksTheRulesRejectCasesInconclusive() throws {
+        func item(_ id: String, _ caseID: String, _ verdict: Verdict, expectation: String = "reject") -> ItemResult {
+            let parts = id.split(separator: "/").map(String.init)
+            return ItemResult(
+                id: id, flowID: parts[0], kind: .tokenCase, title: caseID, verdict: verdict, message: verdict == .pass ? "rejected (HTTP 401)" : "a valid token was not accepted: HTTP 401",
+                tokenCase: TokenCaseInfo(rule: parts[1], rulePosition: 0, caseID: caseID, variant: nil, variantDescription: nil, expectation: expectation, step: 2, conformanceID: nil),
+                cause: verdict == .fail ? "the provider refused the backend's client authentication" : nil)
+        }
+        let results = [
+            item("a/nonce/P1", "P1", .fail, expectation: "accept"),
+            item("a/nonce/C12", "C12", .pass),
+            item("a/nonce/C13", "C13", .fail),
+            item("a/signature/P1", "P1", .pass, expectation: "accept"),
+            item("a/signature/S1", "S1", .pass),
+            item("b/nonce/C12", "C12", .pass),
+        ]
+        let gated = BaselineGate.apply(results)
+        let verdicts = Dictionary(uniqueKeysWithValues: gated.map { ($0.id, $0.verdict) })
+        #expect(verdicts == ["a/nonce/P1": .fail, "a/nonce/C12": .inconclusive, "a/nonce/C13": .fail, "a/signature/P1": .pass, "a/signature/S1": .pass, "b/nonce/C12": .pass])
+        let c12 = try #require(gated.first { $0.id == "a/nonce/C12" })
+        #expect(c12.cause == "the provider refused the backend's client authentication")
+        #expect(c12.message?.contains("a/nonce/P1") == true)
+        #expect(Self.report(gated).exitCode == 1)
+        #expect(Self.report(gated).summary.inconclusive == 1)
+
+        let merged = try JSONReport.merge([Self.report(Array(results[0...0]), shard: Shard(index: 1, count: 2)), Self.report(Array(results[1...]), shard: Shard(index: 2, count: 2))])
+        #expect(merged.results.first { $0.id == "a/nonce/C12" }?.verdict == .inconclusive)
+        try SchemaValidation.validateJSON(try JSONReport.encode(merged))
+        try SchemaValidation.validateJUnit(JUnitReport.render(merged))
+    }
+
     @Test func shardsMergeIntoTheFullReport() throws {
         let results = Self.sampleResults()
         let full = Self.report(results)

@@ -432,6 +432,9 @@ public actor MockProvider: MockHTTPHandler {
             case .string(let code) = error
         {
             record.error = code
+            if case .string(let description)? = response.jsonBody.flatMap({ JSONPath(parsing: "$.error_description")?.evaluate(in: $0) }) {
+                record.errorDescription = description
+            }
         }
         recorded.append(record)
         return response

@@ -34,6 +34,8 @@ public struct RecordedRequest: Sendable, Hashable, Codable {
     public var status: Int
     /// Apple error code answered (`invalid_grant`…), if any.
     public var error: String?
+    /// The `error_description` answered with it (`The redirect_uri does not match.`), if any.
+    public var errorDescription: String?
     /// For JWKS fetches: the key ids served, in order.
     public var servedKeyIDs: [String]?
 

@@ -4,14 +4,15 @@
 It verifies Google ID tokens the way popular PyJWT tutorials do, and nothing more:
 
   * on the first login, read the provider's discovery document and build ``jwt.PyJWKClient(jwks_uri)``;
-  * POST /api/v1/auth/google/login {"code", "id_token", "nonce"}:
+  * POST /api/v1/auth/google/login {"code", "id_token", "nonce"} (a body that is not a JSON object
+    holding the three as non-empty strings is refused first: ``login_request_problem``):
       1. exchange ``code`` at the token endpoint (client_secret_post, urllib);
       2. verify the posted id_token: ``jwks_client.get_signing_key_from_jwt(token)`` then
          ``jwt.decode(token, signing_key.key, algorithms=["RS256"], audience=CLIENT_ID,
          issuer=["https://accounts.google.com", "accounts.google.com"])``;
       3. require ``claims["nonce"] == nonce`` (missing or different: rejected);
       4. verify the exchanged id_token the same way (decode only) and require its ``sub`` to equal
-         the posted token's ``sub``;
+         the posted token's ``sub`` (steps 2-4 are ``verify_login``);
       5. create a session for that ``sub`` and answer 200 {"session_token": ...}.
   * GET /api/v1/me with ``Authorization: Bearer <session_token>``: 200 {"sub", "email"} or 401.
 
@@ -82,6 +83,53 @@ def verify_google_id_token(token, jwks_client, client_id):
     claims = jwt.decode(token, signing_key.key, algorithms=["RS256"], audience=client_id)
     if claims.get("iss") not in GOOGLE_ISSUERS:
         raise jwt.InvalidIssuerError("Invalid issuer")
+    return claims
+
+
+class LoginRefused(Exception):
+    """A token check of the login failed; ``code`` is the error the login answers 401 with."""
+
+    def __init__(self, code, description=None):
+        super().__init__(code if description is None else "%s: %s" % (code, description))
+        self.code = code
+        self.description = description
+
+
+def login_request_problem(body):
+    """Why a login body is malformed (answered 400 invalid_request), or None when it is fine: it
+    must be a JSON object whose code, id_token and nonce are non-empty strings.
+
+    pyjwt_experiments.py drives login() through Flask's test client to observe this check."""
+    if not isinstance(body, dict):
+        return "the body must be a JSON object"
+    for name in ("code", "id_token", "nonce"):
+        value = body.get(name)
+        if not isinstance(value, str) or not value:
+            return "%s must be a non-empty string" % name
+    return None
+
+
+def verify_login(id_token, nonce, exchanged_id_token, jwks_client, client_id):
+    """The login's token checks: verify the posted id_token, compare its nonce claim with the
+    posted nonce, verify the id_token the code exchange returned and compare the two ``sub``.
+    Returns the posted token's claims; raises LoginRefused.
+
+    pyjwt_experiments.py imports this function, so the experiments run exactly these checks."""
+    try:
+        claims = verify_google_id_token(id_token, jwks_client, client_id)
+    except Exception as exc:  # PyJWTError, PyJWKClientError, key errors...
+        raise LoginRefused("invalid_id_token", "%s: %s" % (type(exc).__name__, exc)) from None
+
+    token_nonce = claims.get("nonce")
+    if not isinstance(token_nonce, str) or not hmac.compare_digest(token_nonce.encode(), nonce.encode()):
+        raise LoginRefused("invalid_nonce")
+
+    try:
+        exchanged_claims = verify_google_id_token(exchanged_id_token, jwks_client, client_id)
+    except Exception as exc:
+        raise LoginRefused("invalid_exchanged_id_token", "%s: %s" % (type(exc).__name__, exc)) from None
+    if exchanged_claims.get("sub") != claims.get("sub"):
+        raise LoginRefused("sub_mismatch")
     return claims
 
 
@@ -189,12 +237,10 @@ def create_app(config):
             body = request.get_json(force=True, silent=True)
         except RecursionError:  # absurdly deep nesting: not a JSON object we can read
             body = None
-        if not isinstance(body, dict):
-            return error(400, "invalid_request", "the body must be a JSON object")
-        code, id_token, nonce = body.get("code"), body.get("id_token"), body.get("nonce")
-        for name, value in (("code", code), ("id_token", id_token), ("nonce", nonce)):
-            if not isinstance(value, str) or not value:
-                return error(400, "invalid_request", "%s must be a non-empty string" % name)
+        problem = login_request_problem(body)
+        if problem is not None:
+            return error(400, "invalid_request", problem)
+        code, id_token, nonce = body["code"], body["id_token"], body["nonce"]
 
         try:
             token_endpoint, jwks_client = config["provider"].get()
@@ -210,20 +256,9 @@ def create_app(config):
             return error(502, "provider_unreachable")
 
         try:
-            claims = verify_google_id_token(id_token, jwks_client, config["client_id"])
-        except Exception as exc:  # PyJWTError, PyJWKClientError, key errors...
-            return error(401, "invalid_id_token", "%s: %s" % (type(exc).__name__, exc))
-
-        token_nonce = claims.get("nonce")
-        if not isinstance(token_nonce, str) or not hmac.compare_digest(token_nonce.encode(), nonce.encode()):
-            return error(401, "invalid_nonce")
-
-        try:
-            exchanged_claims = verify_google_id_token(exchanged["id_token"], jwks_client, config["client_id"])
-        except Exception as exc:
-            return error(401, "invalid_exchanged_id_token", "%s: %s" % (type(exc).__name__, exc))
-        if exchanged_claims.get("sub") != claims.get("sub"):
-            return error(401, "sub_mismatch")
+            claims = verify_login(id_token, nonce, exchanged["id_token"], jwks_client, config["client_id"])
+        except LoginRefused as refused:
+            return error(401, refused.code, refused.description)
 
         session_token = secrets.token_urlsafe(32)
         with sessions_lock:

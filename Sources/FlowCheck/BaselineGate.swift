@@ -1,0 +1,73 @@
+import FlowModel
+
+/// What the provider's records say broke a backend's calls: the root cause a failing or
+/// inconclusive item names, read from the requests the backend made for the item's sign-in.
+enum ProviderDiagnosis {
+    /// A refusal that comes from how the backend is set up, not from the token it was given:
+    /// its client authentication (`invalid_client`, with the violations the provider named),
+    /// a `client_id` the provider does not know, or a `redirect_uri` that is not the
+    /// registered one. Nil when the records show none.
+    static func configurationRefusal(_ requests: [ProviderRequestEvidence]) -> String? {
+        for request in requests where request.endpoint == "token" || request.endpoint == "revoke" {
+            let call = request.endpoint == "revoke" ? "revocation" : request.grantType == "refresh_token" ? "refresh" : "code exchange"
+            let clientID = request.fields["client_id"].map { " \($0)" } ?? ""
+            // invalid_client without a named violation is the token endpoint told to answer so
+            // (X2), not the backend's credentials.
+            if request.error == "invalid_client", !request.clientSecretViolations.isEmpty {
+                if request.clientSecretViolations.contains("unknown-client") {
+                    return "the provider does not know the backend's client_id\(clientID) (invalid_client on its \(call)): the registration is for another client"
+                }
+                let violations = request.clientSecretViolations.joined(separator: ", ")
+                return "the provider refused the backend's client authentication on its \(call) (invalid_client: \(violations)): the backend's credentials are not the registration's"
+            }
+            let description = request.errorDescription?.lowercased() ?? ""
+            if description.contains("redirect_uri") {
+                let sent = request.fields["redirect_uri"].map { " \($0)" } ?? ""
+                return "the provider refused the backend's \(call): redirect_uri\(sent) is not the registered one (\(request.error ?? "error"): \(request.errorDescription ?? ""))"
+            }
+        }
+        return nil
+    }
+
+    /// The root cause of a failure, when the provider's records show one: a configuration
+    /// refusal, or — when the step posts an authorization code — no code exchange at all.
+    static func cause(_ requests: [ProviderRequestEvidence], expectsExchange: Bool) -> String? {
+        if let refusal = configurationRefusal(requests) { return refusal }
+        if expectsExchange, !requests.contains(where: { $0.endpoint == "token" }) {
+            return "the backend made no call to the provider's token endpoint with this sign-in's code"
+        }
+        return nil
+    }
+}
+
+/// A rejection proves a rule only if the backend accepts the honest token at the same step:
+/// otherwise every forgery is refused for the reason the honest one was, whatever the backend
+/// checks. After a run (and after merging shards), the reject cases of a rule whose baseline
+/// (`flow/rule/P1`) failed become inconclusive, naming the baseline's root cause.
+public enum BaselineGate {
+    public static func apply(_ results: [ItemResult]) -> [ItemResult] {
+        var baselines: [String: ItemResult] = [:]
+        for result in results where result.tokenCase?.caseID == "P1" && result.verdict.failsRun {
+            baselines[result.id] = result
+        }
+        guard !baselines.isEmpty else { return results }
+        return results.map { result in
+            guard result.verdict == .pass, let info = result.tokenCase, info.expectation == CaseExpectation.reject.rawValue,
+                let baseline = baselines[Planner.baselineID(flowID: result.flowID, rule: info.rule)]
+            else { return result }
+            var gated = result
+            let cause = baseline.cause ?? baseline.message ?? "the honest token was not accepted"
+            gated.verdict = .inconclusive
+            gated.message = "inconclusive: \(result.message ?? "rejected"), but the honest token was refused too (\(baseline.id): \(cause)), so the rejection proves nothing about \(info.rule)"
+            gated.cause = cause
+            var evidence = result.evidence ?? Evidence()
+            if evidence.providerRequests.isEmpty, let held = result.heldProviderRequests {
+                evidence.providerRequests = held
+                if held.isEmpty { evidence.notes.append("the backend made no call to the provider for this item") }
+            }
+            evidence.notes.append("baseline \(baseline.id) failed: \(baseline.message ?? "")")
+            gated.evidence = evidence
+            return gated
+        }
+    }
+}
