@@ -89,6 +89,14 @@ public actor MockBackend: MockHTTPHandler {
     private var accounts: [String: Account] = [:]
     private var usedTokens: [String: Int64] = [:]
     private var replayCache: [String: String] = [:]
+    /// Where each client is in its flow.
+    private var conversations: Conversations
+    /// Values handed out while answering the current request (captures), for `conversations`.
+    private var issued: [String: String] = [:]
+    /// The step or branch whose expectation answered the current request (nil: none did).
+    private var answeredBy: RouteCandidate?
+    /// What the current request's conversation was handed out before (capture name → value).
+    private var conversationValues: [String: String] = [:]
     private var processedJTIs = Set<String>()
     private var lastReason: String?
 
@@ -106,6 +114,7 @@ public actor MockBackend: MockHTTPHandler {
     ) {
         self.flows = flows
         self.table = RouteTable(flows: flows)
+        self.conversations = Conversations(flows: flows)
         self.links = links
         self.defects = defects
         self.clock = clock
@@ -178,24 +187,29 @@ public actor MockBackend: MockHTTPHandler {
     // MARK: Request handling
 
     public func handle(_ request: MockHTTPRequest) async -> MockHTTPResponse {
-        guard let (route, _) = table.routes(for: request, fixed: [:]).first else {
+        guard let (fullRoute, _) = table.routes(for: request, fixed: [:]).first else {
             return .error(404, "not_found", description: "no flow describes \(request.method) \(request.path)")
         }
-        // The route's contract is the step's own template: it says where the inputs are.
-        var best: (candidate: RouteCandidate, match: RequestMatch)?
-        for candidate in route.candidates where candidate.isStepRequest {
-            if let match = RequestMatcher.match(candidate.request, request, fixed: [:], optional: optionalInputs), match.score > (best?.match.score ?? -1) {
-                best = (candidate, match)
-            }
+        // State first: the steps this client may be at next in its flow (a new client: the
+        // flows' first requests). Only when none of them matches does any step of the route.
+        let conversation = conversations.find(in: request)
+        let eligible = conversations.eligible(conversation)
+        var scoped = fullRoute
+        scoped.candidates = fullRoute.candidates.filter { eligible.steps($0.flowIndex, $0.step) }
+        var route = scoped
+        var chosen = Self.contract(for: request, in: scoped, optional: optionalInputs)
+        // A known client at a step its position allows: the spec's answer there is the answer.
+        var stateChosen = conversation != nil && chosen != nil
+        // The defect keeps sessions working whatever the flow says comes next.
+        if has(.keepSessionAfterRevoke), let token = request.bearerToken, let id = sessions[token], sessionData[id]?.alive == true {
+            stateChosen = false
         }
-        if best == nil {
-            for candidate in route.candidates {
-                if let match = RequestMatcher.match(candidate.request, request, fixed: [:], optional: optionalInputs), match.score > (best?.match.score ?? -1) {
-                    best = (candidate, match)
-                }
-            }
+        if chosen == nil {
+            route = fullRoute
+            chosen = Self.contract(for: request, in: fullRoute, optional: optionalInputs)
+            stateChosen = false
         }
-        guard let (contract, match) = best else {
+        guard let (contract, match) = chosen else {
             let needsSession = route.candidates.contains { RouteTable.bearerName($0.request) != nil }
             let live = request.bearerToken.flatMap { sessions[$0] }.flatMap { sessionData[$0]?.alive } ?? false
             let rejection: Rejection = needsSession && !live
@@ -213,15 +227,44 @@ public actor MockBackend: MockHTTPHandler {
         } catch {
             verdict = .failure(.request("\(error)"))
         }
-        return await finish(route: route, request: request, flowIndex: contract.flowIndex, bindings: match.bindings, verdict: verdict)
+        issued = [:]
+        answeredBy = nil
+        conversationValues = conversations.values(of: conversation)
+        let response = await finish(route: route, request: request, flowIndex: contract.flowIndex, bindings: match.bindings, verdict: verdict, stateChosen: stateChosen)
+        let exit = answeredBy.map { Conversations.Exit(step: $0.step, alternate: $0.alternateIndex) }
+        conversations.answered(conversation, flowIndex: answeredBy?.flowIndex ?? contract.flowIndex, exit: exit, handedOut: issued)
+        return response
+    }
+
+    /// The step (or branch) whose own request template this request matches best: its
+    /// contract says where the inputs are.
+    private static func contract(for request: MockHTTPRequest, in route: BackendRoute, optional: Set<String>) -> (RouteCandidate, RequestMatch)? {
+        var best: (candidate: RouteCandidate, match: RequestMatch)?
+        for candidate in route.candidates where candidate.isStepRequest {
+            if let match = RequestMatcher.match(candidate.request, request, fixed: [:], optional: optional), match.score > (best?.match.score ?? -1) {
+                best = (candidate, match)
+            }
+        }
+        if best == nil {
+            for candidate in route.candidates {
+                if let match = RequestMatcher.match(candidate.request, request, fixed: [:], optional: optional), match.score > (best?.match.score ?? -1) {
+                    best = (candidate, match)
+                }
+            }
+        }
+        return best.map { ($0.candidate, $0.match) }
     }
 
     /// Chooses the answer (the step's or a branch's `expect`), commits the acceptance only when
     /// the answer is a success, and renders it.
-    private func finish(route: BackendRoute, request: MockHTTPRequest, flowIndex: Int, bindings: [String: String], verdict: Result<Acceptance, Rejection>) async -> MockHTTPResponse {
+    /// `stateChosen`: the candidates are those the client's position in its flow allows, so a
+    /// step whose only expectation is a failure (a second check-out: 409) is answered as the
+    /// spec says even when nothing else refuses the request.
+    private func finish(route: BackendRoute, request: MockHTTPRequest, flowIndex: Int, bindings: [String: String], verdict: Result<Acceptance, Rejection>, stateChosen: Bool = false) async -> MockHTTPResponse {
         var matching: [(RouteCandidate, Int)] = []
         for candidate in route.candidates {
-            let fixed = variables(of: flows[candidate.flowIndex])
+            // What the spec fixes: its variables, and what this client was handed out before.
+            let fixed = variables(of: flows[candidate.flowIndex]).merging(conversationValues) { _, handedOut in handedOut }
             if let match = RequestMatcher.match(candidate.request, request, fixed: fixed) { matching.append((candidate, match.score)) }
         }
         func best(_ list: [(RouteCandidate, Int)]) -> RouteCandidate? {
@@ -238,14 +281,16 @@ public actor MockBackend: MockHTTPHandler {
             if let success = best(matching.filter { $0.0.succeeds }) {
                 let captures = await commit(&acceptance, captures: success.expectation?.captures ?? [], request: request)
                 lastReason = nil
+                answeredBy = success
                 return render(success.expectation, accepted: true, flowIndex: success.flowIndex, bindings: bindings, acceptance: acceptance, captures: captures, request: request, rejection: nil)
             }
             // A branch with its own failing request (an invalid phone number) is chosen by the
             // input; a step whose only expectation is a failure (401 after deletion) is chosen by
             // state, and a live session there gets a plain success.
-            if let failure = best(matching.filter { !$0.0.succeeds && !$0.0.isStepRequest }) {
+            if let failure = best(matching.filter { !$0.0.succeeds && (!$0.0.isStepRequest || stateChosen) }) {
                 let rejection = Rejection(status: 400, code: "invalid_request", reason: "the request matches a failure branch of the spec")
                 lastReason = rejection.reason
+                answeredBy = failure
                 return render(failure.expectation, accepted: false, flowIndex: failure.flowIndex, bindings: bindings, acceptance: nil, captures: [:], request: request, rejection: rejection)
             }
             let captures = await commit(&acceptance, captures: [], request: request)
@@ -265,6 +310,7 @@ public actor MockBackend: MockHTTPHandler {
         // shapes the answer; otherwise the rejection's own status (401 for a missing session,
         // not the 422 of an unrelated branch).
         let failure = matching.first { !$0.succeeds }
+        answeredBy = failure
         var expectation = failure?.expectation
         if rejection.status >= 500 { expectation = nil }
         if expectation?.status == nil {
@@ -278,6 +324,7 @@ public actor MockBackend: MockHTTPHandler {
         captures: [String: String], request: MockHTTPRequest, rejection: Rejection?, status: Int? = nil
     ) -> MockHTTPResponse {
         var values = variables(of: flows[flowIndex])
+        for (name, value) in conversationValues { values[name] = value }
         for (name, value) in bindings { values[name] = value }
         if let token = request.bearerToken, let id = sessions[token], let session = sessionData[id] {
             for (name, value) in session.values { values[name] = value }
@@ -310,6 +357,7 @@ public actor MockBackend: MockHTTPHandler {
     private func commit(_ acceptance: inout Acceptance, captures: [Capture], request: MockHTTPRequest) async -> [String: String] {
         var issued: [String: String] = [:]
         for capture in captures { issued[capture.name] = freshToken() }
+        self.issued = issued
         let bearerSession = request.bearerToken.flatMap { sessions[$0] }
         switch acceptance.effect {
         case .newSession:

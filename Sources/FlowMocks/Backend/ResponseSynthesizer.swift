@@ -54,6 +54,7 @@ struct ResponseSynthesizer {
         if status == 204 || status == 304 { hasBody = false }
         var headers: [HeaderField] = []
         if hasBody { headers.append(HeaderField(name: "Content-Type", value: "application/json")) }
+        let expectationCaptures = expectation?.captures ?? []
         for expectation in expectation?.headers ?? [] {
             let current = headers.first { $0.name.lowercased() == expectation.name.lowercased() }?.value
             headers.removeAll { $0.name.lowercased() == expectation.name.lowercased() }
@@ -66,7 +67,9 @@ struct ResponseSynthesizer {
                 let candidates = [current, email, subject, values.values.first].compactMap { $0 }
                 headers.append(HeaderField(name: expectation.name, value: RegexSampler.sample(pattern, preferring: candidates) ?? current ?? "x"))
             case .exists(true), .type:
-                headers.append(HeaderField(name: expectation.name, value: current ?? freshToken()))
+                // A header the step captures carries the value handed out for the capture.
+                let captured = (self.expectationCaptures(expectation.name, in: expectationCaptures)).flatMap { captures[$0] }
+                headers.append(HeaderField(name: expectation.name, value: captured ?? current ?? freshToken()))
             }
         }
         for capture in expectation?.captures ?? [] {
@@ -76,6 +79,14 @@ struct ResponseSynthesizer {
             }
         }
         return MockHTTPResponse(status: status, headers: headers, body: hasBody ? Array(body.description.utf8) : [])
+    }
+
+    /// The capture that reads header `name`, if any.
+    private func expectationCaptures(_ name: String, in captures: [Capture]) -> String? {
+        captures.first { capture in
+            if case .header(let header) = capture.source { return header.lowercased() == name.lowercased() }
+            return false
+        }?.name
     }
 
     static func status(_ expectation: StatusExpectation?, accepted: Bool) -> Int {
