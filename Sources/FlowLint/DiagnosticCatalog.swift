@@ -34,6 +34,7 @@ public enum DiagnosticCatalog {
         "FS406": "http block on a step check does not send",
         "FS407": "backend-facing step without an http block",
         "FS408": "request without an expect block",
+        "FS409": "two steps that can come next could take the same request",
         "FS501": "unknown token rule",
         "FS502": "malformed token-rules table",
         "FS503": "token rule names a missing step or one that sends nothing",

@@ -166,6 +166,25 @@ extension CaseVariant {
 }
 
 @Suite struct BackendScenarioTests {
+    /// A profile step that echoes provider values answers with the signed-in user's own; an
+    /// expectation naming a value nobody has gets a generated one: no answer ever carries `{{`.
+    @Test func placeholdersNeverLeakIntoAnswers() async throws {
+        let profile = step(
+            3, "app", "backend", request("GET", "/api/v1/me", headers: [("Authorization", "Bearer {{session}}")]),
+            expect(200, json: [("$.sub", .equals(.string("{{provider.sub}}"))), ("$.email", .equals(.string("{{provider.email}}"))),
+                               ("$.plan", .equals(.string("{{never_declared}}")))]))
+        var web = Flows.web
+        web.steps = [web.steps[0], web.steps[1], profile]
+        let harness = await Harness(flows: [web])
+        let user = MockUser.random(using: SeededRandom(seed: 31))
+        let session = try #require(harness.session(of: await harness.webSignIn(user: user).response))
+        let answer = await harness.send(profile.exchange!.request, ["session": session])
+        #expect(answer.status == 200)
+        #expect(answer.json("$.sub") == .string(user.sub))
+        #expect(answer.json("$.email") == .string(user.email))
+        #expect(!answer.bodyText.contains("{{"), "\(answer.bodyText)")
+    }
+
     @Test func refreshThenDeleteRevokesAndEndsSessions() async throws {
         let harness = await Harness(flows: [Flows.refreshRevoke])
         let flow = Flows.refreshRevoke

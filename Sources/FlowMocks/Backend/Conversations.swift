@@ -6,10 +6,8 @@ import FlowModel
 ///
 /// A conversation starts with a request that carries no value the mock handed out, and is
 /// found again by any value it handed out since (a captured session token, a created
-/// resource's id, in the path, the query, a header or a JSON body). Its position is the last
-/// step it was answered at; the steps it may reach next are the client requests that follow
-/// that step in the state machine through steps the client does not send (UI, provider,
-/// internal), along every branch.
+/// resource's id, in the path, the query, a header or a JSON body). The steps it may reach
+/// next are `RequestGraph`'s, after the exit its last answer took.
 struct Conversations {
     struct Conversation {
         var flowIndex: Int
@@ -19,66 +17,16 @@ struct Conversations {
         var values: [String: String]
     }
 
-    /// Which way out of a step an answer took: the branch whose own request or expectation
-    /// answered, or (nil) the step's own expectation.
-    struct Exit: Hashable {
-        var step: Int
-        var alternate: Int?
-    }
+    typealias Exit = RequestGraph.Exit
 
-    /// Per flow: the request steps reachable after each exit; `entries`: the first ones.
-    private let next: [[Exit: Set<Int>]]
-    private let entries: [Set<Int>]
+    /// Per flow: where requests can come next.
+    private let graphs: [RequestGraph]
     private var byValue: [String: Int] = [:]
     private var conversations: [Int: Conversation] = [:]
     private var nextID = 1
 
     init(flows: [Flow]) {
-        var next: [[Exit: Set<Int>]] = []
-        var entries: [Set<Int>] = []
-        for flow in flows {
-            let machine = StateMachine(flow: flow)
-            let requests = Set(flow.steps.filter { $0.exchange != nil }.map(\.number))
-            func reachable(from starts: [Int]) -> Set<Int> {
-                var found = Set<Int>()
-                var seen = Set<Int>()
-                var queue = starts
-                while let number = queue.popLast() {
-                    guard seen.insert(number).inserted else { continue }
-                    if requests.contains(number) {
-                        found.insert(number)
-                        continue
-                    }
-                    queue += Self.targets(of: number, in: machine)
-                }
-                return found
-            }
-            var table: [Exit: Set<Int>] = [:]
-            for step in flow.steps {
-                let transitions = machine.transitions(from: step.number)
-                func targets(_ chosen: [StateMachine.Transition]) -> [Int] {
-                    chosen.compactMap { if case .step(let target) = $0.target { target } else { nil } }
-                }
-                // The step's own answer leaves by the branches that have no answer of their own.
-                let shared = transitions.filter { transition in
-                    guard let index = transition.alternateIndex, step.alternates.indices.contains(index) else { return true }
-                    return step.alternates[index].request == nil && step.alternates[index].expectation == nil
-                }
-                table[Exit(step: step.number, alternate: nil)] = reachable(from: targets(shared.isEmpty ? transitions : shared))
-                for transition in transitions {
-                    guard let index = transition.alternateIndex else { continue }
-                    table[Exit(step: step.number, alternate: index)] = reachable(from: targets([transition]))
-                }
-            }
-            next.append(table)
-            entries.append(machine.start.map { reachable(from: [$0]) } ?? [])
-        }
-        self.next = next
-        self.entries = entries
-    }
-
-    static func targets(of step: Int, in machine: StateMachine) -> [Int] {
-        machine.transitions(from: step).compactMap { if case .step(let target) = $0.target { target } else { nil } }
+        graphs = flows.map { RequestGraph(flow: $0) }
     }
 
     /// The conversation a request belongs to: the first value in it the mock handed out, whole
@@ -124,7 +72,7 @@ struct Conversations {
     /// for a request of no conversation the entry steps of every flow.
     func eligible(_ id: Int?) -> (flowIndex: Int?, steps: (Int, Int) -> Bool) {
         guard let id, let conversation = conversations[id] else {
-            return (nil, { flowIndex, step in entries.indices.contains(flowIndex) && entries[flowIndex].contains(step) })
+            return (nil, { [graphs] flowIndex, step in graphs.indices.contains(flowIndex) && graphs[flowIndex].entry.contains(step) })
         }
         let steps = conversation.next
         return (conversation.flowIndex, { flowIndex, step in flowIndex == conversation.flowIndex && steps.contains(step) })
@@ -144,9 +92,9 @@ struct Conversations {
             defer { nextID += 1 }
             return nextID
         }()
-        var conversation = conversations[id] ?? Conversation(flowIndex: flowIndex, next: entries[flowIndex], values: [:])
+        var conversation = conversations[id] ?? Conversation(flowIndex: flowIndex, next: graphs[flowIndex].entry, values: [:])
         if let exit, conversation.flowIndex == flowIndex {
-            conversation.next = next[flowIndex][exit] ?? []
+            conversation.next = graphs[flowIndex].next[exit] ?? []
         }
         for (name, value) in values where !value.isEmpty {
             conversation.values[name] = value

@@ -339,6 +339,7 @@ public actor MockBackend: MockHTTPHandler {
             }
         }
         if let email { values["provider.email"] = values["provider.email"] ?? email }
+        if let subject { values["provider.sub"] = values["provider.sub"] ?? subject }
         let synthesizer = ResponseSynthesizer(
             values: values, captures: captures, email: email ?? values["provider.email"], subject: subject ?? values["provider.sub"],
             freshToken: { [random] in "fs_" + random.string(length: 32) })

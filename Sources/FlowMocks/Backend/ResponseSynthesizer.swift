@@ -102,8 +102,13 @@ struct ResponseSynthesizer {
         status(expectation?.status, accepted: true) < 400
     }
 
+    /// `{{name}}` replaced by its value. A name with no value (lint reports those: FS404,
+    /// FS405) gets a fresh opaque one: an answer never carries a placeholder.
     private func interpolate(_ text: String) -> String {
-        TemplatePattern(text).interpolate(values.merging(captures) { a, _ in a })
+        let pattern = TemplatePattern(text)
+        var known = values.merging(captures) { a, _ in a }
+        for name in pattern.names where known[name] == nil { known[name] = freshToken() }
+        return pattern.interpolate(known)
     }
 
     private func value(for matcher: ValueMatcher, path: JSONPath) -> JSONValue? {

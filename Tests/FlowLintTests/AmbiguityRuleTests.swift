@@ -1,0 +1,94 @@
+import FlowLint
+import FlowModel
+import Foundation
+import Testing
+
+/// FS409: two steps that can come next at the same point with the same request but different
+/// answers. The mock backend would have to guess; lint says so at the second request.
+@Suite struct AmbiguityRuleTests {
+    static func spec(second: String, secondStatus: Int = 409) -> String {
+        """
+        ---
+        id: cart
+        title: Cart
+        lang: en
+        actors:
+          user: { name: Shopper, role: person }
+          app: { name: Shop, role: client }
+          backend: { name: API, role: backend }
+        ---
+
+        # Cart
+
+        ## Steps
+
+        ### 1. App creates a cart
+        app → backend
+
+        ```http
+        POST /carts
+        ```
+
+        ```expect
+        status: 201
+        capture:
+          cart: $.id
+        ```
+
+        ### 2. Shopper decides
+        user → app
+
+        - Pays → 3
+        - Pays twice at once → 4
+
+        ### 3. App checks out
+        app → backend
+
+        ```http
+        POST /carts/{{cart}}/checkout
+        ```
+
+        ```expect
+        status: 200
+        ```
+
+        - Paid → end: success
+
+        ### 4. App checks out twice
+        app → backend
+
+        \(second)
+
+        ```expect
+        status: \(secondStatus)
+        ```
+
+        - Refused → end: rejected
+        """
+    }
+
+    @Test func sameRequestDifferentAnswersIsWarnedAtTheSecondRequest() {
+        let marked = MarkedSource(Self.spec(second: "1️⃣```http\nPOST /carts/{{cart}}/checkout\n```"))
+        expectDiagnostic("FS409", at: "1️⃣", in: marked, severity: .warning, messageContains: "steps 3 and 4 can both come next after step 1")
+        let run = lint(marked)
+        #expect(run.diagnostics.first { $0.code == "FS409" }?.related.first?.message == "step 3's request")
+    }
+
+    @Test func differentRequestsOrTheSameAnswerAreFine() {
+        for text in [
+            Self.spec(second: "```http\nPOST /carts/{{cart}}/checkout?again=1\n```"),
+            Self.spec(second: "```http\nPUT /carts/{{cart}}/checkout\n```"),
+            Self.spec(second: "```http\nPOST /carts/{{cart}}/checkout\n```", secondStatus: 200),
+        ] {
+            let run = lint(MarkedSource(text))
+            #expect(!run.diagnostics.contains { $0.code == "FS409" }, "\(run.diagnostics.map(\.message))")
+        }
+    }
+
+    @Test func theRepositoryFlowsAreUnambiguous() {
+        let flows = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("flows").path
+        let run = Linter().lint(paths: [flows])
+        #expect(run.flows.count >= 6)
+        #expect(!run.diagnostics.contains { $0.code == "FS409" })
+    }
+}
