@@ -97,6 +97,7 @@ enum MockCLI {
         }
         let paths = command.paths.isEmpty ? ["flows"] : command.paths
         var providers: [MockProvider] = []
+        var backend: MockBackend?
         var stops: [@Sendable () async -> Void] = []
         var lines: [String] = []
         if command.backend {
@@ -116,6 +117,7 @@ enum MockCLI {
                 return 3
             }
             providers = mocks.providers
+            backend = mocks.backend
             for provider in providers {
                 for registration in registrations where registration.applies(to: provider.profile.id) { await provider.addRegistration(registration) }
             }
@@ -155,10 +157,18 @@ enum MockCLI {
         write(lines.joined(separator: "\n") + "\n")
 
         let logged = providers
+        let loggedBackend = backend
         let logger = Task {
             var seen = Array(repeating: 0, count: logged.count)
+            var backendSeen = 0
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(200))
+                if let loggedBackend {
+                    let records = await loggedBackend.records()
+                    let fresh = records.filter { $0.sequence > backendSeen }
+                    if !command.quiet { for record in fresh { write(describe(record) + "\n") } }
+                    backendSeen = records.last?.sequence ?? backendSeen
+                }
                 for (index, provider) in logged.enumerated() {
                     let records = await provider.records()
                     if !command.quiet {
@@ -191,6 +201,20 @@ enum MockCLI {
         lines.append("  authorize: \(base)\(endpoints.authorization)")
         lines.append("  ID tokens are issued by \(await provider.issuers.joined(separator: " or "))")
         return lines
+    }
+
+    /// One log line per request the mock backend answered: which step of which flow answered
+    /// (and for which client), or why it was refused. Text from specs and requests is escaped.
+    static func describe(_ record: MockBackend.Record) -> String {
+        var line = "backend #\(record.sequence) \(record.method) \(TerminalText.escaped(record.path)) → \(record.status)"
+        if let flow = record.flowID, let step = record.step {
+            line += " · \(flow) step \(step)"
+            if let title = record.stepTitle { line += " \"\(TerminalText.escaped(title))\"" }
+            if let branch = record.branch { line += " — \(TerminalText.escaped(branch))" }
+        }
+        if let client = record.client { line += " · client \(client)" }
+        if let reason = record.reason { line += " · \(TerminalText.escaped(reason))" }
+        return line
     }
 
     /// One log line per request; secrets are already elided in the record.

@@ -1,5 +1,7 @@
 @testable import FlowCLI
 import FlowCheck
+import FlowMocks
+import FlowModel
 import Foundation
 import Testing
 
@@ -76,4 +78,49 @@ extension CheckServers {
         }
     }
 }
+}
+
+/// `flowspec mock --backend SPEC` serves one spec's backend alone for front-end work, with a
+/// log line per request naming the step that answered and the client, text escaped.
+@Suite struct MockBackendLogTests {
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var text = ""
+        func append(_ more: String) { lock.withLock { text += more } }
+        var value: String { lock.withLock { text } }
+    }
+
+    @Test func logNamesTheAnsweringStepAndTheClient() async throws {
+        let spec = CheckServers.RestCorpusTests.corpus.appendingPathComponent("shopping-cart.md").path
+        let command = try MockCommand.parse(["--backend", spec])
+        let lines = Lines()
+        let code = await MockCLI.execute(command, write: { lines.append($0) }, until: {
+            // The backend's URL is printed first; then play a client that checks out twice.
+            var base: String?
+            for _ in 0..<100 where base == nil {
+                base = lines.value.split(separator: "\n").first { $0.hasPrefix("mock backend") }.flatMap { $0.split(separator: " ").last.map(String.init) }
+                if base == nil { try? await Task.sleep(for: .milliseconds(20)) }
+            }
+            guard let base else { return }
+            let http = AHCTransport()
+            let json = [HeaderField(name: "Content-Type", value: "application/json")]
+            let created = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts", headers: json, body: Array(#"{"currency": "EUR"}"#.utf8)), timeout: 5)
+            let cart = (try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])?["id"] as? String ?? "none"
+            _ = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts/\(cart)/items", headers: json, body: Array(#"{"sku": "BOOK-42", "quantity": 2}"#.utf8)), timeout: 5)
+            for _ in 0..<2 {
+                _ = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts/\(cart)/checkout", headers: json, body: Array(#"{"payment_token": "tok_visa"}"#.utf8)), timeout: 5)
+            }
+            _ = await http.send(OutgoingRequest(method: "GET", url: base + "/nowhere%1B%5B31m"), timeout: 5)
+            await http.shutdown()
+            for _ in 0..<100 where !lines.value.contains("backend #5") { try? await Task.sleep(for: .milliseconds(50)) }
+        })
+        #expect(code == 0)
+        let log = lines.value
+        #expect(!log.contains("mock provider"), "a spec without a provider starts none")
+        #expect(log.contains(#"→ 201 · shopping-cart step 1 "App creates a cart" · client 1"#), "\(log)")
+        #expect(log.contains(#"→ 200 · shopping-cart step 3 "App checks out" · client 1"#), "\(log)")
+        #expect(log.contains(#"→ 409 · shopping-cart step 4 "App sends the check-out a second time" · client 1"#), "\(log)")
+        #expect(log.contains("backend #5 GET /nowhere"), "\(log)")
+        #expect(!log.contains("\u{1B}"), "no raw escape reaches the terminal")
+    }
 }

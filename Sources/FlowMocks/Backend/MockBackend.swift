@@ -61,6 +61,24 @@ public actor MockBackend: MockHTTPHandler {
         var replayHash: String?
     }
 
+    /// One request the backend answered, for `flowspec mock --backend`'s log.
+    public struct Record: Sendable, Hashable {
+        public var sequence: Int
+        public var method: String
+        /// Path and query, secrets elided.
+        public var path: String
+        public var status: Int
+        public var flowID: String?
+        /// The step (and branch) whose expectation answered, nil for a generic answer.
+        public var step: Int?
+        public var stepTitle: String?
+        public var branch: String?
+        /// The conversation (client) the request belonged to.
+        public var client: Int?
+        /// Why it was refused, when it was.
+        public var reason: String?
+    }
+
     public let defects: Set<Defect>
     private let flows: [Flow]
     private let table: RouteTable
@@ -175,6 +193,27 @@ public actor MockBackend: MockHTTPHandler {
     /// Why the last request was rejected (for tests and logs; no secrets).
     public func lastRejectionReason() -> String? { lastReason }
 
+    /// The requests answered so far, oldest first (the last `recordLimit`).
+    public func records() -> [Record] { log }
+
+    static let recordLimit = 10_000
+    private var log: [Record] = []
+    private var sequence = 0
+
+    private func record(_ request: MockHTTPRequest, _ response: MockHTTPResponse, flowIndex: Int?, client: Int?) {
+        sequence += 1
+        let answering = answeredBy.flatMap { candidate in flows[candidate.flowIndex].step(candidate.step).map { (candidate, $0) } }
+        let branch = answering.flatMap { candidate, step in
+            candidate.alternateIndex.flatMap { step.alternates.indices.contains($0) ? step.alternates[$0].label : nil }
+        }
+        let target = request.path + (request.query.map { "?" + $0 } ?? "")
+        log.append(Record(
+            sequence: sequence, method: request.method, path: Redaction.text(target), status: response.status,
+            flowID: (answering?.0.flowIndex ?? flowIndex).map { flows[$0].id }, step: answering?.1.number, stepTitle: answering?.1.title,
+            branch: branch, client: client, reason: response.status >= 400 ? lastReason : nil))
+        if log.count > Self.recordLimit { log.removeFirst(log.count - Self.recordLimit) }
+    }
+
     private var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }
 
     private func has(_ defect: Defect) -> Bool { defects.contains(defect) }
@@ -188,7 +227,11 @@ public actor MockBackend: MockHTTPHandler {
 
     public func handle(_ request: MockHTTPRequest) async -> MockHTTPResponse {
         guard let (fullRoute, _) = table.routes(for: request, fixed: [:]).first else {
-            return .error(404, "not_found", description: "no flow describes \(request.method) \(request.path)")
+            let response = MockHTTPResponse.error(404, "not_found", description: "no flow describes \(request.method) \(request.path)")
+            answeredBy = nil
+            lastReason = "no flow describes this route"
+            record(request, response, flowIndex: nil, client: nil)
+            return response
         }
         // State first: the steps this client may be at next in its flow (a new client: the
         // flows' first requests). Only when none of them matches does any step of the route.
@@ -215,7 +258,10 @@ public actor MockBackend: MockHTTPHandler {
             let rejection: Rejection = needsSession && !live
                 ? .unauthorized("no live session for the bearer token")
                 : .request("the request does not match the route's template")
-            return respond(route: route, request: request, flowIndex: route.candidates[0].flowIndex, verdict: .failure(rejection))
+            answeredBy = nil
+            let response = respond(route: route, request: request, flowIndex: route.candidates[0].flowIndex, verdict: .failure(rejection))
+            record(request, response, flowIndex: route.candidates[0].flowIndex, client: conversation)
+            return response
         }
         let flow = flows[contract.flowIndex]
         let behaviour = RouteTable.behaviour(of: contract, in: flow)
@@ -232,7 +278,8 @@ public actor MockBackend: MockHTTPHandler {
         conversationValues = conversations.values(of: conversation)
         let response = await finish(route: route, request: request, flowIndex: contract.flowIndex, bindings: match.bindings, verdict: verdict, stateChosen: stateChosen)
         let exit = answeredBy.map { Conversations.Exit(step: $0.step, alternate: $0.alternateIndex) }
-        conversations.answered(conversation, flowIndex: answeredBy?.flowIndex ?? contract.flowIndex, exit: exit, handedOut: issued)
+        let client = conversations.answered(conversation, flowIndex: answeredBy?.flowIndex ?? contract.flowIndex, exit: exit, handedOut: issued)
+        record(request, response, flowIndex: contract.flowIndex, client: client)
         return response
     }
 
@@ -288,7 +335,10 @@ public actor MockBackend: MockHTTPHandler {
             // input; a step whose only expectation is a failure (401 after deletion) is chosen by
             // state, and a live session there gets a plain success.
             if let failure = best(matching.filter { !$0.0.succeeds && (!$0.0.isStepRequest || stateChosen) }) {
-                let rejection = Rejection(status: 400, code: "invalid_request", reason: "the request matches a failure branch of the spec")
+                let reason = failure.isStepRequest
+                    ? "step \(failure.step) answers this request at this point of the flow"
+                    : "the request matches a failure branch of the spec"
+                let rejection = Rejection(status: 400, code: "invalid_request", reason: reason)
                 lastReason = rejection.reason
                 answeredBy = failure
                 return render(failure.expectation, accepted: false, flowIndex: failure.flowIndex, bindings: bindings, acceptance: nil, captures: [:], request: request, rejection: rejection)

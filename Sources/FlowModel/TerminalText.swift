@@ -1,0 +1,28 @@
+/// Text from a spec or a request made safe for a terminal: control characters (C0, DEL, C1)
+/// and invisible format characters that reorder or hide text (bidirectional overrides and
+/// isolates, zero-width characters) are shown as `\u{…}` escapes, so nothing read from a spec
+/// or sent by a client can colour, move, link or rewrite what a reader sees.
+public enum TerminalText {
+    public static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// Control characters (tab and newline too: one escaped value stays on one line), and the
+    /// format characters Trojan Source uses (CVE-2021-42574) or that render as nothing.
+    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: true
+        default: false
+        }
+    }
+}
