@@ -7,6 +7,7 @@ public enum DiagnosticCatalog {
         "FS003": "file cannot be read",
         "FS004": "file is too large",
         "FS005": "directory holds no specs",
+        "FS006": "spec exceeds a work bound (table size, nesting)",
         "FS101": "front matter missing, empty or unterminated",
         "FS102": "front matter is not valid YAML",
         "FS103": "unknown front matter key",

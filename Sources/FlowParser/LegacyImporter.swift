@@ -90,6 +90,8 @@ private struct ImportSession {
     }
 
     mutating func run() -> ImportResult {
+        // The same work bounds as a spec, before cmark reads the document.
+        if let bound = InputBounds.check(source) { return ImportResult(flow: nil, report: [bound]) }
         let document = CmarkDocument(markdown: source.bytes[...])
         var title: String?
         var summary: String?

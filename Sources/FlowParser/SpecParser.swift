@@ -60,6 +60,9 @@ public struct SpecParser: Sendable {
         case nil:
             break
         }
+        if let bound = InputBounds.check(source) {
+            return ParseResult(flow: nil, diagnostics: [bound])
+        }
         var builder = FlowBuilder(source: source)
         return builder.build()
     }

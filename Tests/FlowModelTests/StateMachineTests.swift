@@ -77,7 +77,7 @@ import Testing
 
     @Test func tokenRulesMapToCatalogueFamilies() {
         let rule = TokenRule(id: "nonce", kind: .nonce, token: "id_token", step: 6, requirement: "", location: here)
-        #expect(rule.cases.map(\.id) == ["P1", "P7", "C12", "C13", "C14", "C15"])
+        #expect(rule.cases.map(\.id) == ["P1", "P7", "C12", "C13", "C14", "C15", "C16", "C19"])
         #expect(Set(TokenCase.catalogue.map(\.id)).count == TokenCase.catalogue.count)
         for kind in TokenRuleKind.allCases {
             let cases = TokenCase.catalogue.filter { $0.families.contains(kind) }
