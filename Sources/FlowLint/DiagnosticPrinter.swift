@@ -20,20 +20,24 @@ public enum DiagnosticPrinter {
             case .warning: painted = paint(severity, "1;33", color)
             case .note: painted = paint(severity, "1;36", color)
             }
-            out += paint("\(diagnostic.location):", "1", color) + " \(painted): "
-                + paint(diagnostic.message, "1", color) + " [\(diagnostic.code)]\n"
+            // Everything that came from a spec or a path is escaped: no control sequence reaches
+            // the terminal (colours, links, OSC 52 clipboard writes, bidi overrides).
+            out += paint(TerminalText.escaped("\(diagnostic.location):"), "1", color) + " \(painted): "
+                + paint(TerminalText.escaped(diagnostic.message), "1", color) + " [\(diagnostic.code)]\n"
             if let line = reader(diagnostic.location.file, diagnostic.location.line) {
-                let display = String(line.map { $0 == "\t" ? " " : $0 })
+                // Code points as the column counts them, each shown escaped when unsafe.
+                let shown = line.unicodeScalars.map { $0 == "\t" ? " " : TerminalText.escaped(String($0)) }
+                let display = shown.joined()
                 out += "  \(display)\n"
-                let caretOffset = max(0, min(diagnostic.location.column - 1, display.count))
-                let width = display.prefix(caretOffset).reduce(0) { $0 + displayWidth($1) }
+                let caretOffset = max(0, min(diagnostic.location.column - 1, shown.count))
+                let width = shown.prefix(caretOffset).joined().reduce(0) { $0 + displayWidth($1) }
                 out += "  " + String(repeating: " ", count: width) + paint("^", "1;32", color) + "\n"
             }
             if let hint = diagnostic.hint {
-                out += "  " + paint("hint:", "1;36", color) + " \(hint)\n"
+                out += "  " + paint("hint:", "1;36", color) + " \(TerminalText.escaped(hint))\n"
             }
             for related in diagnostic.related {
-                out += "  " + paint("note:", "1;36", color) + " \(related.location): \(related.message)\n"
+                out += "  " + paint("note:", "1;36", color) + " " + TerminalText.escaped("\(related.location): \(related.message)") + "\n"
             }
         }
         return out
@@ -167,9 +171,9 @@ final class SourceLines: @unchecked Sendable {
                 cache[file] = []
                 return nil
             }
-            let text = String(decoding: data, as: UTF8.self)
-            cache[file] = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-                $0.hasSuffix("\r") ? String($0.dropLast()) : String($0)
+            // Split on bytes: in a String, "\r\n" is one Character and never equals "\n".
+            cache[file] = Array(data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
+                String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes, as: UTF8.self)
             }
         }
         guard let lines = cache[file], number >= 1, number <= lines.count else { return nil }

@@ -130,8 +130,14 @@ public enum SpecFiles {
                 continue
             }
             var found: [String] = []
-            collectSpecs(in: path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path, into: &found)
-            if found.isEmpty {
+            var unreadable: [(path: String, reason: String)] = []
+            collectSpecs(in: path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path, into: &found, unreadable: &unreadable)
+            for folder in unreadable {
+                diagnostics.append(Diagnostic(code: "FS003", severity: .error, location: .start(of: folder.path),
+                                              message: "cannot read this directory: \(folder.reason)",
+                                              hint: "check its permissions (flowspec needs to list it)"))
+            }
+            if found.isEmpty, unreadable.isEmpty {
                 diagnostics.append(Diagnostic(code: "FS005", severity: .error, location: .start(of: path),
                                               message: "no *.md specs in this directory"))
             }
@@ -145,8 +151,11 @@ public enum SpecFiles {
     /// `*.md` files under a folder, found with readdir and the entry types it reports (no stat per
     /// file: listing 10 000 specs must cost milliseconds). Hidden entries, `_build` and
     /// `node_modules` are skipped; symbolic links to folders are not followed.
-    private static func collectSpecs(in directory: String, into found: inout [String]) {
-        guard let dir = opendir(directory) else { return }
+    private static func collectSpecs(in directory: String, into found: inout [String], unreadable: inout [(path: String, reason: String)]) {
+        guard let dir = opendir(directory) else {
+            unreadable.append((directory, String(cString: strerror(errno))))
+            return
+        }
         defer { closedir(dir) }
         var subdirectories: [String] = []
         while let entry = readdir(dir) {
@@ -167,7 +176,7 @@ public enum SpecFiles {
                 found.append(child)
             }
         }
-        for subdirectory in subdirectories { collectSpecs(in: subdirectory, into: &found) }
+        for subdirectory in subdirectories { collectSpecs(in: subdirectory, into: &found, unreadable: &unreadable) }
     }
 }
 

@@ -29,17 +29,36 @@ public struct RequestGraph: Sendable, Hashable {
         func targets(_ transitions: [StateMachine.Transition]) -> [Int] {
             transitions.compactMap { if case .step(let target) = $0.target { target } else { nil } }
         }
+        // F(t): the request steps a client reaches from step t through steps it does not send
+        // (t itself when it is one), one union per strongly connected component of the
+        // non-request steps, in reverse topological order: linear in steps and transitions.
+        let through = machine.states.filter { !requests.contains($0) }
+        let states = Set(machine.states)
+        let components = Self.components(of: through) { state in targets(machine.transitions(from: state)).filter { !requests.contains($0) && states.contains($0) } }
+        var component: [Int: Int] = [:]
+        for (index, members) in components.enumerated() { for member in members { component[member] = index } }
+        var reached: [Set<Int>] = Array(repeating: [], count: components.count)
+        for (index, members) in components.enumerated() {
+            var set = Set<Int>()
+            for member in members {
+                for target in targets(machine.transitions(from: member)) {
+                    if requests.contains(target) {
+                        set.insert(target)
+                    } else if let other = component[target], other != index {
+                        set.formUnion(reached[other])
+                    }
+                }
+            }
+            reached[index] = set
+        }
         func reachable(from starts: [Int]) -> Set<Int> {
             var found = Set<Int>()
-            var seen = Set<Int>()
-            var queue = starts
-            while let number = queue.popLast() {
-                guard seen.insert(number).inserted else { continue }
-                if requests.contains(number) {
-                    found.insert(number)
-                    continue
+            for start in starts {
+                if requests.contains(start) {
+                    found.insert(start)
+                } else if let index = component[start] {
+                    found.formUnion(reached[index])
                 }
-                queue += targets(machine.transitions(from: number))
             }
             return found
         }
@@ -58,5 +77,55 @@ public struct RequestGraph: Sendable, Hashable {
         }
         self.entry = machine.start.map { reachable(from: [$0]) } ?? []
         self.next = next
+    }
+
+    /// Strongly connected components (Tarjan, iterative: no recursion depth on long chains),
+    /// each emitted after every component reachable from it.
+    static func components(of nodes: [Int], successors: (Int) -> [Int]) -> [[Int]] {
+        var index: [Int: Int] = [:]
+        var lowlink: [Int: Int] = [:]
+        var onStack = Set<Int>()
+        var stack: [Int] = []
+        var result: [[Int]] = []
+        var counter = 0
+        let members = Set(nodes)
+        for root in nodes where index[root] == nil {
+            var work: [(node: Int, successors: [Int], position: Int)] = []
+            func push(_ node: Int) {
+                index[node] = counter
+                lowlink[node] = counter
+                counter += 1
+                stack.append(node)
+                onStack.insert(node)
+                work.append((node, successors(node).filter(members.contains), 0))
+            }
+            push(root)
+            while !work.isEmpty {
+                let top = work.count - 1
+                let node = work[top].node
+                if work[top].position < work[top].successors.count {
+                    let next = work[top].successors[work[top].position]
+                    work[top].position += 1
+                    if index[next] == nil {
+                        push(next)
+                    } else if onStack.contains(next) {
+                        lowlink[node] = min(lowlink[node]!, index[next]!)
+                    }
+                    continue
+                }
+                work.removeLast()
+                if let parent = work.last?.node { lowlink[parent] = min(lowlink[parent]!, lowlink[node]!) }
+                if lowlink[node] == index[node] {
+                    var component: [Int] = []
+                    while let member = stack.popLast() {
+                        onStack.remove(member)
+                        component.append(member)
+                        if member == node { break }
+                    }
+                    result.append(component)
+                }
+            }
+        }
+        return result
     }
 }

@@ -37,9 +37,12 @@ public struct StateMachine: Sendable, Hashable {
         states = numbers
         start = numbers.first
         var outgoing: [Int: [Transition]] = [:]
+        // The implicit "next" of each step: the following number (numbers are sorted, unique).
+        var following: [Int: Int] = [:]
+        for (index, number) in numbers.enumerated() where index + 1 < numbers.count { following[number] = numbers[index + 1] }
         for step in firstSteps {
             if step.alternates.isEmpty {
-                let next = numbers.first { $0 > step.number }
+                let next = following[step.number]
                 let target: Target = next.map { .step($0) } ?? .end(.success)
                 outgoing[step.number] = [Transition(from: step.number, label: nil, target: target, alternateIndex: nil)]
             } else {
@@ -79,41 +82,42 @@ public struct StateMachine: Sendable, Hashable {
         return seen
     }
 
-    /// States from which some path reaches an end.
+    /// States from which some path reaches an end: backwards from the states with an end
+    /// transition, over incoming edges (linear in states and transitions).
     public func statesReachingEnd() -> Set<Int> {
         var good = Set<Int>()
-        var changed = true
-        while changed {
-            changed = false
-            for state in states where !good.contains(state) {
-                let reachesEnd = transitions(from: state).contains { transition in
-                    switch transition.target {
-                    case .end: return true
-                    case .step(let next): return good.contains(next)
-                    }
-                }
-                if reachesEnd {
-                    good.insert(state)
-                    changed = true
-                }
-            }
+        var queue: [Int] = []
+        for state in states where transitions(from: state).contains(where: { if case .end = $0.target { true } else { false } }) {
+            good.insert(state)
+            queue.append(state)
+        }
+        let incoming = incomingEdges()
+        while let state = queue.popLast() {
+            for source in incoming[state] ?? [] where good.insert(source).inserted { queue.append(source) }
         }
         return good
     }
 
     /// States from which `target` can be reached in one or more transitions.
     public func predecessors(of target: Int) -> Set<Int> {
+        let incoming = incomingEdges()
         var result = Set<Int>()
         var queue = [target]
         while let state = queue.popLast() {
-            for source in states where !result.contains(source) {
-                if transitions(from: source).contains(where: { $0.target == .step(state) }) {
-                    result.insert(source)
-                    queue.append(source)
-                }
-            }
+            for source in incoming[state] ?? [] where result.insert(source).inserted { queue.append(source) }
         }
         return result
+    }
+
+    /// Step → the states with a transition to it.
+    public func incomingEdges() -> [Int: [Int]] {
+        var incoming: [Int: [Int]] = [:]
+        for state in states {
+            for transition in transitions(from: state) {
+                if case .step(let next) = transition.target { incoming[next, default: []].append(state) }
+            }
+        }
+        return incoming
     }
 
     // MARK: Scenarios

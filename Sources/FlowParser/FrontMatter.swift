@@ -149,7 +149,13 @@ struct FrontMatterParser {
             node = try Yams.compose(yaml: block.yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             let (mark, problem) = Self.describe(error)
-            report("FS102", at: location(mark), "YAML error in front matter: \(problem)",
+            var at = location(mark)
+            if case .duplicatedKeysInMapping(let keys, _) = error, let key = keys.sorted().first,
+                let line = Self.secondOccurrence(of: key, in: block.yaml)
+            {
+                at = source.location(line: block.openingLine + line, column: 1)
+            }
+            report("FS102", at: at, "YAML error in front matter: \(problem)",
                    hint: "front matter is YAML between two `---` lines; check indentation and quoting")
             return nil
         } catch {
@@ -181,7 +187,13 @@ struct FrontMatterParser {
                 }
             case "title": result.title = string(value, key: key)
             case "summary": result.summary = string(value, key: key)
-            case "lang": result.lang = string(value, key: key)
+            case "lang":
+                result.lang = string(value, key: key)
+                if let lang = result.lang, !Self.isLanguageTag(lang) {
+                    report("FS105", at: location(value.mark), "lang '\(lang)' is not a language tag",
+                           hint: "use a BCP 47 tag such as en, vi, tr or pt-BR")
+                    result.lang = nil
+                }
             case "translation-of": result.translationOf = string(value, key: key)
             case "provider": result.provider = string(value, key: key)
             case "nonce":
@@ -324,6 +336,27 @@ struct FrontMatterParser {
         }
     }
 
+    /// A BCP 47 language tag in the simple form specs use: a 2–3 letter language, then
+    /// subtags of 1–8 letters or digits (`en`, `vi`, `tr-TR`, `zh-Hant-TW`).
+    static func isLanguageTag(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    /// The 1-based line (within the YAML) of the second `key:` line at the same indentation.
+    static func secondOccurrence(of key: String, in yaml: String) -> Int? {
+        var seen: [Int: Int] = [:]
+        for (index, line) in yaml.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let indentation = line.prefix { $0 == " " }.count
+            let rest = line.dropFirst(indentation)
+            guard rest.hasPrefix(key), rest.dropFirst(key.count).drop(while: { $0 == " " }).first == ":" else { continue }
+            seen[indentation, default: 0] += 1
+            if seen[indentation] == 2 { return index + 1 }
+        }
+        return nil
+    }
+
     static func describe(_ error: YamlError) -> (Mark?, String) {
         switch error {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
@@ -331,7 +364,8 @@ struct FrontMatterParser {
             let prefix = context.map { "\($0.text) " } ?? ""
             return (mark, prefix + problem)
         case let .duplicatedKeysInMapping(duplicates, context):
-            return (context.mark, "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) \(context.text)")
+            // Name the keys, never paste the mapping (the caller points at the second one).
+            return (context.mark, "duplicate key " + duplicates.sorted().map { "'\($0)'" }.joined(separator: ", "))
         case let .reader(problem, _, _, _):
             return (nil, problem)
         default:

@@ -29,13 +29,7 @@ public struct LegacyImporter: Sendable {
     public func importDocument(bytes: [UInt8], file: String) -> ImportResult {
         let source = SourceText(file: file, bytes: bytes)
         if let problem = source.unusableReason() {
-            let message: String
-            switch problem {
-            case .binary: message = "file is binary, not a document"
-            case .invalidUTF8: message = "file is not valid UTF-8"
-            }
-            return ImportResult(flow: nil, report: [Diagnostic(code: problem == .binary(offset: 0) ? "FS001" : "FS002", severity: .error,
-                                                               location: .start(of: file), message: message)])
+            return ImportResult(flow: nil, report: [problem.diagnostic(in: source)])
         }
         var session = ImportSession(source: source, explicitID: id, explicitLang: lang)
         return session.run()

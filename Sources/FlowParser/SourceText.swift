@@ -78,11 +78,49 @@ struct SourceText: Sendable {
 enum UnusableInput: Equatable {
     case binary(offset: Int)
     case invalidUTF8(line: Int, column: Int)
+    /// UTF-16 or UTF-32 text (by its byte-order mark, or ASCII interleaved with NUL bytes).
+    case otherEncoding(String)
+
+    /// The diagnostic that says so (FS001 binary, FS002 not UTF-8), with what to do.
+    func diagnostic(in source: SourceText) -> Diagnostic {
+        let file = source.file
+        switch self {
+        case .binary(let offset):
+            return Diagnostic(code: "FS001", severity: .error, location: .start(of: file),
+                              message: "file is binary (NUL byte at offset \(offset)), not a Markdown spec",
+                              hint: "flow specs are UTF-8 Markdown files; is this the right path?")
+        case .invalidUTF8(let line, let column):
+            return Diagnostic(code: "FS002", severity: .error, location: SourceLocation(file: file, line: line, column: column),
+                              message: "file is not valid UTF-8",
+                              hint: "save the file as UTF-8 (not Latin-1, Windows-1254 or UTF-16)")
+        case .otherEncoding(let encoding):
+            return Diagnostic(code: "FS002", severity: .error, location: .start(of: file),
+                              message: "file is \(encoding), not UTF-8",
+                              hint: "save the file as UTF-8 (in most editors: Save with Encoding → UTF-8)")
+        }
+    }
 }
 
 extension SourceText {
+    /// The encoding a byte-order mark or NUL-interleaved ASCII reveals, when it is not UTF-8.
+    func otherEncoding() -> String? {
+        let head = Array(bytes.prefix(64))
+        if head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return "UTF-32 (little-endian, with a byte-order mark)" }
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return "UTF-32 (big-endian, with a byte-order mark)" }
+        if head.starts(with: [0xFF, 0xFE]) { return "UTF-16 (little-endian, with a byte-order mark)" }
+        if head.starts(with: [0xFE, 0xFF]) { return "UTF-16 (big-endian, with a byte-order mark)" }
+        // ASCII text in UTF-16 without a mark: every other byte is NUL.
+        guard head.count >= 8 else { return nil }
+        let even = stride(from: 0, to: head.count, by: 2).map { head[$0] }
+        let odd = stride(from: 1, to: head.count, by: 2).map { head[$0] }
+        if odd.allSatisfy({ $0 == 0 }), even.allSatisfy({ $0 >= 0x09 && $0 < 0x80 }) { return "UTF-16 (little-endian)" }
+        if even.allSatisfy({ $0 == 0 }), odd.allSatisfy({ $0 >= 0x09 && $0 < 0x80 }) { return "UTF-16 (big-endian)" }
+        return nil
+    }
+
     /// Checks the bytes are UTF-8 text (no NUL, valid sequences). A leading BOM is accepted.
     func unusableReason() -> UnusableInput? {
+        if let encoding = otherEncoding() { return .otherEncoding(encoding) }
         if let nul = bytes.firstIndex(of: 0) { return .binary(offset: nul) }
         var iterator = bytes.makeIterator()
         var decoder = UTF8()

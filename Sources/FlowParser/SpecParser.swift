@@ -44,21 +44,8 @@ public struct SpecParser: Sendable {
                            message: "file is \(bytes.count) bytes, over the \(maximumFileSize)-byte limit for a spec"),
             ])
         }
-        switch source.unusableReason() {
-        case .binary(let offset):
-            return ParseResult(flow: nil, diagnostics: [
-                Diagnostic(code: "FS001", severity: .error, location: .start(of: file),
-                           message: "file is binary (NUL byte at offset \(offset)), not a Markdown spec",
-                           hint: "flow specs are UTF-8 Markdown files; is this the right path?"),
-            ])
-        case .invalidUTF8(let line, let column):
-            return ParseResult(flow: nil, diagnostics: [
-                Diagnostic(code: "FS002", severity: .error, location: SourceLocation(file: file, line: line, column: column),
-                           message: "file is not valid UTF-8",
-                           hint: "save the file as UTF-8 (not Latin-1, Windows-1254 or UTF-16)"),
-            ])
-        case nil:
-            break
+        if let problem = source.unusableReason() {
+            return ParseResult(flow: nil, diagnostics: [problem.diagnostic(in: source)])
         }
         if let bound = InputBounds.check(source) {
             return ParseResult(flow: nil, diagnostics: [bound])
@@ -215,6 +202,17 @@ struct FlowBuilder {
         while index < scalars.count, scalars[index] == "#" { index += 1 }
         while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" { index += 1 }
         let numberStart = index
+        // `### -1. Title`, `### +2. Title`: a step heading with a sign is a wrong number, not prose.
+        if index < scalars.count, scalars[index] == "-" || scalars[index] == "+" || scalars[index] == "−" {
+            var end = index + 1
+            while end < scalars.count, ("0"..."9").contains(scalars[end]) { end += 1 }
+            if end > index + 1, end < scalars.count, scalars[end] == "." || scalars[end] == ")" {
+                let written = String(String.UnicodeScalarView(scalars[index..<end]))
+                report("FS206", at: source.location(line: line, column: numberStart + 1), "step number \(written) is out of range",
+                       hint: "steps are numbered from 1: `### 1. What happens`")
+                return nil
+            }
+        }
         while index < scalars.count, ("0"..."9").contains(scalars[index]) { index += 1 }
         guard index > numberStart, index < scalars.count, scalars[index] == "." || scalars[index] == ")" else { return nil }
         let digits = String(String.UnicodeScalarView(scalars[numberStart..<index]))

@@ -159,7 +159,9 @@ struct PageRenderer: @unchecked Sendable {
 
         // Steps.
         let machine = StateMachine(flow: flow)
-        context["steps"] = .list(flow.steps.map { step in .object(stepContext(step, flow: flow, machine: machine, labels: labels, result: flowResult)) })
+        // Step titles by number, once: a page of 10 000 steps must not search the steps per link.
+        let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
+        context["steps"] = .list(flow.steps.map { step in .object(stepContext(step, flow: flow, machine: machine, labels: labels, result: flowResult, titles: titles)) })
 
         // Token rules.
         context["hasTokenRules"] = .bool(!flow.tokenRules.isEmpty)
@@ -234,7 +236,7 @@ struct PageRenderer: @unchecked Sendable {
         return render(context, template: "flow")
     }
 
-    private func stepContext(_ step: Step, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?) -> [String: TemplateValue] {
+    private func stepContext(_ step: Step, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?, titles: [Int: String]) -> [String: TemplateValue] {
         let from = flow.actor(step.from)
         let to = flow.actor(step.to)
         let kind = flow.kind(of: step)
@@ -261,7 +263,7 @@ struct PageRenderer: @unchecked Sendable {
         item["hasAlternates"] = .bool(!step.alternates.isEmpty)
         item["alternates"] = .list(step.alternates.map { alternate -> TemplateValue in
             var branch: [String: TemplateValue] = ["labelHTML": .string(inline(alternate.label))]
-            branch.merge(targetContext(alternate.target, flow: flow, labels: labels)) { _, new in new }
+            branch.merge(targetContext(alternate.target, titles: titles, labels: labels)) { _, new in new }
             branch["noteHTML"] = .optional(alternate.note.map { html($0) })
             if alternate.request != nil || alternate.expectation != nil {
                 let request = alternate.request ?? step.exchange?.request
@@ -272,18 +274,18 @@ struct PageRenderer: @unchecked Sendable {
             return .object(branch)
         })
         if step.alternates.isEmpty, let next = machine.transitions(from: step.number).first {
-            item["next"] = .object(targetContext(next.target, flow: flow, labels: labels))
+            item["next"] = .object(targetContext(next.target, titles: titles, labels: labels))
         } else {
             item["next"] = false
         }
         return item
     }
 
-    private func targetContext(_ target: Target, flow: Flow, labels: Labels) -> [String: TemplateValue] {
+    private func targetContext(_ target: Target, titles: [Int: String], labels: Labels) -> [String: TemplateValue] {
         switch target {
         case .step(let number):
             return [
-                "targetStep": ["number": .string(String(number)), "href": .string("#step-\(number)"), "titleHTML": .string(inline(flow.step(number)?.title ?? ""))],
+                "targetStep": ["number": .string(String(number)), "href": .string("#step-\(number)"), "titleHTML": .string(inline(titles[number] ?? ""))],
                 "targetEnd": false,
             ]
         case .end(let outcome):

@@ -58,15 +58,21 @@ struct SequenceDiagram {
         // Messages, with returns detected from the open calls.
         var messages: [Message] = []
         var open: [(Int, Int)] = []
+        // How many calls of each (from, to) are open: a step that answers none skips the scan,
+        // and a scan only walks what it then removes (linear over the flow).
+        var openCalls: [Int: Int] = [:]
+        func key(_ from: Int, _ to: Int) -> Int { from * 65_536 + to }
         for step in flow.steps {
             guard let from = index(step.from), let to = index(step.to) else { continue }
             var isReturn = flow.kind(of: step) == .response
             if from != to {
-                if let callIndex = open.lastIndex(where: { $0.0 == to && $0.1 == from }) {
+                if openCalls[key(to, from), default: 0] > 0, let callIndex = open.lastIndex(where: { $0.0 == to && $0.1 == from }) {
                     isReturn = true
+                    for call in open[callIndex...] { openCalls[key(call.0, call.1), default: 0] -= 1 }
                     open.removeSubrange(callIndex...)
                 } else if !isReturn {
                     open.append((from, to))
+                    openCalls[key(from, to), default: 0] += 1
                 }
             }
             let lines = TextMetrics.wrap(PlainText.of(step.title), maxWidth: labelMaxWidth, maxLines: 2)
@@ -102,6 +108,7 @@ struct SequenceDiagram {
         for gap in gaps { xs.append(xs.last! + gap) }
 
         // Branch frames need their own width; they may widen the right margin.
+        let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         var branchesByStep: [Int: [Branch]] = [:]
         for message in messages where !message.step.alternates.isEmpty {
             branchesByStep[message.step.number] = message.step.alternates.map { alternate in
@@ -110,7 +117,7 @@ struct SequenceDiagram {
                 let href: String?
                 switch alternate.target {
                 case .step(let number):
-                    let title = flow.step(number)?.title ?? ""
+                    let title = titles[number] ?? ""
                     targetText = TextMetrics.cut("→ \(number). \(PlainText.of(title))", toFit: frameTextMaxWidth)
                     href = "#step-\(number)"
                 case .end(let outcome):

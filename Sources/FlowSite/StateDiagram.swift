@@ -33,8 +33,9 @@ struct StateDiagram {
 
         // Nodes and layers (longest path over forward edges, visiting states in number order).
         var nodes: [Int: Node] = [:]
+        let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         for number in machine.states {
-            let title = PlainText.of(flow.step(number)?.title ?? "")
+            let title = PlainText.of(titles[number] ?? "")
             nodes[number] = Node(number: number, lines: TextMetrics.wrap("\(number). \(title)", maxWidth: nodeWidth - 24, maxLines: 2))
         }
         for number in machine.states {
@@ -91,6 +92,11 @@ struct StateDiagram {
         let outcomeWidths = outcomeOrder.map { TextMetrics.width(labels["end"] + ": " + $0.rawValue) + 32 }
         let width = outcomeX + (outcomeWidths.max() ?? 0) + 16
 
+        // Layers with labelled edges going down, and states with a self loop (looked up per
+        // layer and per edge: sets, so the diagram stays linear in steps).
+        let labelledDownLayers = Set(edges.filter { $0.route == .adjacent && !$0.label.isEmpty }.compactMap { nodes[$0.transition.from]?.layer })
+        let selfLoopSources = Set(edges.filter { $0.route == .selfLoop }.map(\.transition.from))
+
         // Vertical positions.
         let startY = 18
         var y = startY + 30
@@ -104,7 +110,7 @@ struct StateDiagram {
                 x += nodeWidth + 24
             }
             // Room for labels of edges leaving this layer downwards.
-            let hasLabelledDown = edges.contains { $0.route == .adjacent && !$0.label.isEmpty && nodes[$0.transition.from]!.layer == layerIndex }
+            let hasLabelledDown = labelledDownLayers.contains(layerIndex)
             y += rowHeight + (hasLabelledDown ? layerGap + 10 : layerGap)
         }
         var height = y - layerGap + 12
@@ -171,7 +177,7 @@ struct StateDiagram {
                 let lane = outcomeOrder.firstIndex(of: outcome)!
                 let laneX = rightLanesX + lane * laneSpacing
                 let sx = source.x + nodeWidth
-                let sy = source.centerY + (edges.contains { $0.route == .selfLoop && $0.transition.from == t.from } ? 14 : 0)
+                let sy = source.centerY + (selfLoopSources.contains(t.from) ? 14 : 0)
                 let ty = oy + 15
                 let path = sy == ty
                     ? "M\(sx),\(sy)H\(outcomeX - 2)"
@@ -186,7 +192,7 @@ struct StateDiagram {
         for number in machine.states {
             let node = nodes[number]!
             svg.open("a", ["href": "#step-\(number)", "class": "state", "data-step": String(number)])
-            svg.element("title", [:], text: "\(number). " + PlainText.of(flow.step(number)?.title ?? ""))
+            svg.element("title", [:], text: "\(number). " + PlainText.of(titles[number] ?? ""))
             svg.element("rect", ["x": String(node.x), "y": String(node.y), "width": String(nodeWidth), "height": String(node.height), "rx": "8"])
             svg.text(node.lines, x: node.x + nodeWidth / 2, y: node.y + 22, className: "state-label")
             svg.close("a")

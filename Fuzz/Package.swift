@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+// libFuzzer targets for flowspec's parsers (issue 10). Built by scripts/fuzz.sh with
+// `-sanitize=fuzzer,address` into a scratch path under /tmp, never into the root .build.
+//
+// The root package exports only the `flowspec` executable, so a path dependency on it could
+// not name its library targets. Instead Core/ holds symlinks to the root's Sources/<Target>
+// directories and this manifest declares the same targets again — only the NIO-free core the
+// fuzzers need (FlowModel, FlowParser, FlowLint, FlowExport, JOSE and the two system
+// libraries). Keep the dependencies below in step with the root Package.swift.
+import PackageDescription
+
+let package = Package(
+    name: "flowspec-fuzz",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        .systemLibrary(name: "CCmarkGFM", path: "Core/CCmarkGFM", pkgConfig: "libcmark-gfm"),
+        .systemLibrary(name: "COpenSSL", path: "Core/COpenSSL", pkgConfig: "openssl"),
+        .target(name: "FlowModel", path: "Core/FlowModel"),
+        .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"], path: "Core/FlowParser"),
+        .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser"], path: "Core/FlowLint"),
+        .target(name: "FlowExport", dependencies: ["FlowModel"], path: "Core/FlowExport"),
+        .target(name: "JOSE", dependencies: ["COpenSSL"], path: "Core/JOSE"),
+
+        // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.
+        .target(name: "CFuzzer", path: "Support/CFuzzer"),
+        // One executable per fuzz target: LLVMFuzzerTestOneInput, and top-level code that runs
+        // libFuzzer's driver with it.
+        .executableTarget(name: "fuzz-spec", dependencies: ["FlowParser", "FlowLint", "FlowModel", "CFuzzer"],
+                          path: "Targets/spec"),
+        .executableTarget(name: "fuzz-legacy", dependencies: ["FlowParser", "FlowLint", "FlowExport", "FlowModel", "CFuzzer"],
+                          path: "Targets/legacy"),
+        .executableTarget(name: "fuzz-jws", dependencies: ["JOSE", "CFuzzer"], path: "Targets/jws"),
+        .executableTarget(name: "fuzz-jwks", dependencies: ["JOSE", "CFuzzer"], path: "Targets/jwks"),
+        .executableTarget(name: "fuzz-json", dependencies: ["JOSE", "CFuzzer"], path: "Targets/json"),
+    ],
+    swiftLanguageModes: [.v6]
+)
