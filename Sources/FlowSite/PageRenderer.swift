@@ -47,8 +47,10 @@ struct PageRenderer: @unchecked Sendable {
         markdown.isEmpty ? "" : MarkdownRenderer.html(markdown, allowRawHTML: config.allowRawHTML)
     }
 
+    /// Titles, summaries, labels, headings and requirements: inline Markdown, never raw HTML,
+    /// whatever `allow-raw-html` says (it opens prose bodies only).
     private func inline(_ text: String) -> String {
-        MarkdownRenderer.inlineHTML(config.allowRawHTML ? text : PlainText.literalAngles(text), allowRawHTML: config.allowRawHTML)
+        MarkdownRenderer.inlineHTML(PlainText.literalAngles(text), allowRawHTML: false)
     }
 
     private func plain(_ text: String) -> String {

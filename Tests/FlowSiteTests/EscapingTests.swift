@@ -115,6 +115,43 @@ struct EscapingTests {
         #expect(page.contains(marker))
     }
 
+    /// With `allow-raw-html: true`, titles, summaries, step titles, branch labels and targets
+    /// stay text: the page, parsed by Python's html.parser, creates no element inside them but
+    /// the site's own markup, and their text shows the payloads literally.
+    @Test func chromeIsTextEvenWithRawHTML() throws {
+        let (scratch, report) = try build(allowRawHTML: true)
+        #expect(report.succeeded, "\(report.diagnostics)")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/dom_chrome.py").path
+        for page in ["flows/hostile.html", "index.html"] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script, scratch.out + "/" + page]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            let dom = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(page): \(String(decoding: data, as: UTF8.self))")
+            let elements = try #require(dom["elements"] as? [[String: Any]])
+            // Inside chrome only the site's own inline markup: step numbers, links to steps, code.
+            let allowed: Set<String> = ["span", "a", "code", "em", "strong"]
+            for element in elements {
+                let tag = element["tag"] as? String ?? "?"
+                #expect(allowed.contains(tag), "\(page): a <\(tag)> was created inside a title or label")
+                let attributes = element["attributes"] as? [String] ?? []
+                #expect(!attributes.contains { $0.lowercased().hasPrefix("on") || $0.lowercased() == "src" }, "\(page): \(element)")
+            }
+            let texts = (dom["texts"] as? [String] ?? []).joined(separator: "\n")
+            if page.hasPrefix("flows/") {
+                #expect(texts.contains("<script>alert('title')</script> Login"), "the title's payload shows as text")
+                #expect(texts.contains("<script>alert('step')</script> taps"))
+                #expect(texts.contains("Rejected \"><img src=x onerror=alert(15)>"))
+            }
+            // (Prose bodies are raw HTML here by the site's choice; its CSP still blocks inline
+            // handlers. Titles and labels are not prose: checked above.)
+        }
+    }
+
     @Test func javascriptLinksAreDroppedEvenWithRawHTML() throws {
         let (scratch, report) = try build(allowRawHTML: true)
         #expect(report.succeeded)
