@@ -23,23 +23,26 @@ public final class Console: @unchecked Sendable {
         }
     }
 
+    /// One line. Text from specs, backends and providers can hold control sequences (colours,
+    /// OSC 8 links, OSC 52 clipboard writes) and bidi overrides: all are shown escaped.
     public func line(_ text: String) {
+        let safe = TerminalText.escaped(text)
         lock.withLock {
             if lastWasProgress { write("\r\u{1B}[2K") }
             lastWasProgress = false
-            write(text + "\n")
+            write(safe + "\n")
         }
     }
 
     /// One finished item. On a TTY: a redrawn counter, with failures printed as lines; elsewhere
     /// one line per item.
     public func progress(_ result: ItemResult, done: Int, total: Int) {
-        let status = "\(result.verdict.symbol) \(result.id) \(result.verdict.rawValue)"
+        let status = TerminalText.escaped("\(result.verdict.symbol) \(result.id) \(result.verdict.rawValue)")
         if isTTY {
             lock.withLock {
                 write("\r\u{1B}[2K")
-                if result.verdict.failsRun { write(status + Self.explanation(result) + "\n") }
-                write("[\(done)/\(total)] \(result.id)")
+                if result.verdict.failsRun { write(status + TerminalText.escaped(Self.explanation(result)) + "\n") }
+                write("[\(done)/\(total)] " + TerminalText.escaped(result.id))
                 lastWasProgress = true
             }
         } else {

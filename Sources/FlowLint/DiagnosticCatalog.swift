@@ -15,6 +15,7 @@ public enum DiagnosticCatalog {
         "FS105": "front matter value has the wrong type",
         "FS106": "invalid flow id",
         "FS107": "invalid actor id or role",
+        "FS108": "bidirectional control or invisible character in a title, tag, id, actor or variable",
         "FS201": "flow has no steps",
         "FS202": "duplicate step number",
         "FS203": "step numbers not contiguous from 1",

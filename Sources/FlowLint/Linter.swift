@@ -37,7 +37,7 @@ public struct LintRun: Sendable {
 /// Parses specs and runs every rule over them. Findings are values; nothing is thrown.
 public struct Linter: Sendable {
     static let flowRules: [any FlowRule] = [
-        StepNumbersRule(), ActorsRule(), TransitionsRule(), VariablesRule(), ExchangesRule(), AmbiguityRule(), TokenRulesRule(), ProviderRule(),
+        StepNumbersRule(), ActorsRule(), TransitionsRule(), VariablesRule(), ExchangesRule(), AmbiguityRule(), InvisibleTextRule(), TokenRulesRule(), ProviderRule(),
     ]
     static let corpusRules: [any CorpusRule] = [UniqueIDsRule(), TranslationRule()]
 

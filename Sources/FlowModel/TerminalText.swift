@@ -16,6 +16,27 @@ public enum TerminalText {
         return out
     }
 
+    /// The text with each unsafe scalar except tab, newline and carriage return shown as a
+    /// visible mark (`⟦U+202E⟧`): for the site, where a bidi override in a title or a tag must
+    /// show, not silently reorder what a reviewer reads. Fast path: untouched when clean.
+    public static func marked(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isUnsafe($0) && !["\n", "\t", "\r"].contains($0) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar), !["\n", "\t", "\r"].contains(scalar) {
+                out += "⟦U+" + String(format4(scalar.value)) + "⟧"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func format4(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
     /// Control characters (tab and newline too: one escaped value stays on one line), and the
     /// format characters Trojan Source uses (CVE-2021-42574) or that render as nothing.
     public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {

@@ -1,8 +1,12 @@
+import FlowModel
 /// HTML escaping for text and attribute values. Everything that comes from a spec goes through
 /// here (or through a Mustache `{{…}}`), never straight into markup.
 enum HTML {
     /// Escapes `& < > " '`. Fast path: returns the string untouched when nothing needs escaping.
     static func escape(_ text: String) -> String {
+        // Bidi overrides and invisible characters show as marks (`⟦U+202E⟧`), as in templates.
+        let text = text.utf8.contains(where: { $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF || ($0 < 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D) })
+            ? TerminalText.marked(text) : text
         var needs = false
         for byte in text.utf8 where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 {
             needs = true

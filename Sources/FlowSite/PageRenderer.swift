@@ -50,7 +50,7 @@ struct PageRenderer: @unchecked Sendable {
     /// Titles, summaries, labels, headings and requirements: inline Markdown, never raw HTML,
     /// whatever `allow-raw-html` says (it opens prose bodies only).
     private func inline(_ text: String) -> String {
-        MarkdownRenderer.inlineHTML(PlainText.literalAngles(text), allowRawHTML: false)
+        MarkdownRenderer.inlineHTML(PlainText.literalAngles(TerminalText.marked(text)), allowRawHTML: false)
     }
 
     private func plain(_ text: String) -> String {
@@ -403,7 +403,7 @@ struct PageRenderer: @unchecked Sendable {
             "id": .string(flow.id), "href": .string("flows/" + flow.id + ".html"),
             "titleHTML": .string(inline(flow.title)), "lang": .string(flow.lang), "langName": .string(theme.languageName(flow.lang)),
             "stepCount": .string(String(flow.steps.count)),
-            "tags": .list(flow.tags.map(TemplateValue.string)), "tagsJSON": .string(JSONText.array(flow.tags.map(JSONText.string))),
+            "tags": .list(flow.tags.map(TemplateValue.string)), "tagsJSON": .string(JSONText.array(flow.tags.map { JSONText.string(TerminalText.marked($0)) })),
             "hasTags": .bool(!flow.tags.isEmpty),
         ]
         if let summary = flow.summary, !summary.isEmpty { card["summaryHTML"] = .string(inline(summary)) }
@@ -440,7 +440,8 @@ struct PageRenderer: @unchecked Sendable {
         let flowTitle = plain(flow.title)
         var entries: [String] = []
         func entry(_ href: String, _ title: String, _ context: String, _ text: String) {
-            entries.append("[" + [href, title, context, Self.clip(text), flow.lang].map(JSONText.string).joined(separator: ",") + "]")
+            // The search shows what the page shows: invisible characters as marks.
+            entries.append("[" + [href, title, context, Self.clip(text), flow.lang].map { JSONText.string(TerminalText.marked($0)) }.joined(separator: ",") + "]")
         }
         entry(base, flowTitle, "", (flow.summary.map(plain) ?? "") + " " + flow.tags.joined(separator: " "))
         var usedIDs: Set<String> = ["main", "actors", "sequence", "states", "steps", "token-rules", "toc"]

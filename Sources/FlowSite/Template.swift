@@ -1,3 +1,4 @@
+import FlowModel
 /// The theme's Mustache templates, compiled once and rendered to bytes over a typed context.
 ///
 /// Why not a general-purpose Mustache library: page rendering is the largest part of a site
@@ -238,7 +239,10 @@ struct TemplateLibrary: Sendable {
 
     /// Escapes `& < > " '` (as `&amp; &lt; &gt; &quot; &#39;`) while copying UTF-8 bytes.
     static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        var text = text
+        // Bidi overrides, zero-width and control characters become visible marks first
+        // (lead bytes C2 / E2 / EF or a C0 byte can start one; everything else is the fast path).
+        var text = text.utf8.contains(where: { $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF || ($0 < 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D) })
+            ? TerminalText.marked(text) : text
         text.withUTF8 { bytes in
             var runStart = 0
             for index in 0..<bytes.count {

@@ -1,3 +1,4 @@
+@testable import FlowCLI
 @testable import FlowCheck
 import FlowMocks
 import FlowModel
@@ -132,6 +133,64 @@ extension CheckServers {
             #expect(result.verdict == .fail)
             #expect(result.message?.contains("timeout") == true, "\(result.id): \(result.message ?? "")")
         }
+    }
+}
+}
+
+extension CheckServers {
+/// Escape sequences from a spec and from a backend's answer reach the console escaped: colours,
+/// OSC 8 links, OSC 52 clipboard writes and bidi overrides are shown, never sent.
+@Suite struct ConsoleEscapingTests {
+    @Test func checkConsoleNeverCarriesARawEscape() async throws {
+        let esc = "\u{1B}"
+        let hostile = "\(esc)[31mred \(esc)]8;;https://evil.example\u{07}link\(esc)]8;;\u{07} \(esc)]52;c;ZXZpbA==\u{07} \u{202E}evil"
+        // YAML forbids raw control characters: its escapes make the same string.
+        let yamlHostile = #"\e[31mred \e]8;;https://evil.example\alink\e]8;;\a \e]52;c;ZXZpbA==\a \u202Eevil"#
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-escapes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let spec = """
+        ---
+        id: escapes
+        title: "Escapes \(yamlHostile)"
+        lang: en
+        actors:
+          app: { name: App, role: client }
+          backend: { name: API, role: backend }
+        variables:
+          who: "\(yamlHostile)"
+        ---
+
+        # Escapes
+
+        ## Steps
+
+        ### 1. App posts \(hostile)
+        app → backend
+
+        ```http
+        POST /api/echo
+        Content-Type: application/json
+
+        {"who": "{{who}}"}
+        ```
+
+        ```expect
+        status: 200
+        json:
+          $.who: "{{who}}"
+        ```
+        """
+        try Data(spec.utf8).write(to: directory.appendingPathComponent("escapes.md"))
+        // The backend answers 500 with escapes in its reason, a header and the body.
+        let server = try HostileServer(.raw("HTTP/1.1 500 \(esc)[2J\r\nContent-Type: text/plain\r\nX-Evil: \(esc)]52;c;ZXZpbA==\u{07}\r\nContent-Length: 24\r\nConnection: close\r\n\r\n\(esc)[2J\(esc)[31mboom\u{202E}!!!!!!!"))
+        defer { server.stop() }
+        let output = CapturedOutput()
+        let code = await CheckCLI.run(arguments: [directory.path, "--backend", server.url], console: output.console)
+        #expect(code == 1, "\(output.text)")
+        #expect(output.text.contains("escapes/path-1"))
+        #expect(!output.text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" }, "\(output.text)")
+        #expect(output.text.contains(#"\u{1B}"#), "shown escaped")
     }
 }
 }

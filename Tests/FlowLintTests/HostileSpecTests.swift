@@ -76,6 +76,22 @@ import Testing
         #expect(!Self.lint(Array((Self.frontMatter + fenced).utf8)).run.diagnostics.contains { $0.code == "FS006" })
     }
 
+    @Test func bidiAndInvisibleCharactersAreWarnedWhereTheyAre() {
+        let spec = Self.frontMatter
+            .replacingOccurrences(of: "lang: en\n", with: "lang: en\ntags: [\"\u{202E}evil\"]\n")
+            .replacingOccurrences(of: "{ name: A,", with: "{ name: \"A\u{200B}\",")
+            + "### 1. One \u{2066}x\na → b\n"
+        let (run, text) = Self.lint(Array(spec.utf8))
+        let warnings = run.diagnostics.filter { $0.code == "FS108" }
+        #expect(warnings.map(\.location.line) == [5, 7, 15], "\(text)")
+        #expect(warnings.allSatisfy { $0.severity == .warning })
+        #expect(text.contains("U+202E RIGHT-TO-LEFT OVERRIDE") && text.contains("U+200B ZERO WIDTH SPACE") && text.contains("U+2066 LEFT-TO-RIGHT ISOLATE"), "\(text)")
+        #expect(!text.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{200B}" || $0 == "\u{2066}" })
+        // Ordinary Vietnamese and Turkish text is not touched.
+        let plain = Self.frontMatter.replacingOccurrences(of: "title: X", with: "title: Đăng nhập bằng Apple — Giriş") + "### 1. Kullanıcı giriş yapar\na → b\n"
+        #expect(!Self.lint(Array(plain.utf8)).run.diagnostics.contains { $0.code == "FS108" })
+    }
+
     @Test func escapeSequencesNeverReachTheTerminal() {
         let hostile = "\u{1B}[31mred\u{1B}]8;;https://evil.example\u{07}link\u{1B}]8;;\u{07} \u{1B}]52;c;ZXZpbA==\u{07}"
         let spec = Self.frontMatter + "### 1. \(hostile)\na → \(hostile)\n"

@@ -152,6 +152,20 @@ struct EscapingTests {
         }
     }
 
+    /// A bidi override in a title, a tag or a branch label shows on the page as a mark, instead
+    /// of silently reordering what a reviewer reads.
+    @Test func invisibleCharactersAreMadeVisible() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/sample.md", sampleSpec(title: "Demo \u{2066}x")
+            .replacingOccurrences(of: "tags: [auth, sample]", with: "tags: [auth, \"\u{202E}evil\"]"))
+        let report = try scratch.build()
+        #expect(report.succeeded, "\(report.diagnostics)")
+        let page = try scratch.read("flows/sample.html")
+        #expect(page.contains("⟦U+202E⟧evil"), "the tag's override is visible")
+        #expect(page.contains("⟦U+2066⟧"), "the title's isolate is visible")
+        #expect(!page.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{2066}" })
+    }
+
     @Test func javascriptLinksAreDroppedEvenWithRawHTML() throws {
         let (scratch, report) = try build(allowRawHTML: true)
         #expect(report.succeeded)
