@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Already in the graph through Hummingbird; declared because FlowMocks imports HTTPTypes.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // C libraries from Debian: libcmark-gfm-dev + libcmark-gfm-extensions-dev, libssl-dev.
@@ -63,6 +65,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
 
@@ -78,7 +81,7 @@ let package = Package(
         .target(
             name: "FlowServe",
             dependencies: [
-                "FlowSite", "FlowLint",
+                "FlowModel", "FlowSite", "FlowLint",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -98,7 +101,8 @@ let package = Package(
         // swift-mustache is the reference the theme renderer's output is compared with, byte for byte.
         .testTarget(
             name: "FlowSiteTests",
-            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", .product(name: "Mustache", package: "swift-mustache")]
+            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", .product(name: "Mustache", package: "swift-mustache")],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "FlowServeTests", dependencies: ["FlowServe"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
