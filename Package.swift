@@ -104,7 +104,7 @@ let package = Package(
             dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", .product(name: "Mustache", package: "swift-mustache")],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "FlowServeTests", dependencies: ["FlowServe"]),
+        .testTarget(name: "FlowServeTests", dependencies: ["FlowServe", "FlowSite"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",

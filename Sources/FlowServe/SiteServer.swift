@@ -96,8 +96,8 @@ public struct SiteServer: Sendable {
     func signature() -> String {
         var parts: [String] = []
         var diagnostics: [Diagnostic] = []
-        let inputs = options.inputs.isEmpty ? ["flows"] : options.inputs
-        var watched = SpecFiles.expand(inputs, diagnostics: &diagnostics)
+        // The folders the build reads (site.yml's `flows` too), not only flows/.
+        var watched = SpecFiles.expand(SiteBuilder.specInputs(options), diagnostics: &diagnostics)
         let config = options.configPath ?? "site/site.yml"
         watched.append(config)
         let siteDirectory = (config as NSString).deletingLastPathComponent

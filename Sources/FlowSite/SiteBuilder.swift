@@ -109,6 +109,17 @@ public struct SiteBuilder: Sendable {
         var groupKey: String { translationOf.isEmpty ? id : translationOf }
     }
 
+    /// The spec paths a build reads: the given inputs, else `site.yml`'s `flows`, else `flows/`.
+    /// `serve` watches the same paths it builds from.
+    public static func specInputs(_ options: SiteBuildOptions) -> [String] {
+        guard options.inputs.isEmpty else { return options.inputs }
+        let configPath = options.configPath ?? (FileSystem.exists("site/site.yml") ? "site/site.yml" : nil)
+        guard let configPath, let bytes = try? FileSystem.read(configPath),
+            let config = try? SiteConfig.parse(String(decoding: bytes, as: UTF8.self), file: configPath)
+        else { return SiteConfig().flows }
+        return config.flows
+    }
+
     public func build() throws -> SiteBuildReport {
         let timer = PhaseTimer(enabled: ProcessInfo.processInfo.environment["FLOWSPEC_SITE_TIMING"] != nil)
         defer { timer.mark("done") }

@@ -21,3 +21,27 @@ struct SiteServerTests {
         #expect(!SiteServer.reloadScript.contains("http"))
     }
 }
+
+import FlowSite
+import Foundation
+
+/// `serve` rebuilds when any input of the build changes, including the folders `site.yml`
+/// names under `flows:`, not only flows/.
+@Suite("Site preview server: what it watches")
+struct SiteServerWatchTests {
+    @Test func watchesTheFoldersSiteYmlNames() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-serve-watch-\(UUID().uuidString)")
+        let specs = root.appendingPathComponent("specs")
+        try FileManager.default.createDirectory(at: specs, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("site"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let config = root.appendingPathComponent("site/site.yml").path
+        try Data("title: T\nflows: [\(specs.path)]\n".utf8).write(to: URL(fileURLWithPath: config))
+        try Data("one".utf8).write(to: specs.appendingPathComponent("a.md"))
+        let server = SiteServer(options: SiteBuildOptions(outputDirectory: root.appendingPathComponent("out").path, configPath: config))
+        let before = server.signature()
+        #expect(before.contains(specs.appendingPathComponent("a.md").path), "\(before)")
+        try Data("two, longer".utf8).write(to: specs.appendingPathComponent("a.md"))
+        #expect(server.signature() != before, "a change under the configured folder is seen")
+    }
+}
