@@ -95,6 +95,8 @@ let package = Package(
         ),
         .executableTarget(name: "flowspec", dependencies: ["FlowCLI"]),
 
+        // What several test targets share (running processes, the built binary, the package root).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FlowModelTests", dependencies: ["FlowModel"]),
         .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowParser", "FlowLint", "FlowModel"]),
@@ -108,7 +110,7 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",
-            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowSite"],
+            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowSite", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -120,7 +122,8 @@ let package = Package(
         ),
         .testTarget(
             name: "FlowLintTests",
-            dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowExport"],
+            // `flowspec` itself: LintCLITests and HostileProcessTests run the binary built with them.
+            dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowExport", "TestSupport", "flowspec"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -105,27 +105,10 @@ import Testing
 /// The same refusals through the real binary, in ways only a process shows: a memory ceiling
 /// the unbounded parser would exceed, and a folder the user cannot list.
 @Suite struct HostileProcessTests {
-    /// `flowspec`, built beside this test bundle by `swift build --build-tests`.
-    static var binary: String? {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [bundle.appendingPathComponent("flowspec"), bundle.deletingLastPathComponent().appendingPathComponent("flowspec")]
-        where FileManager.default.isExecutableFile(atPath: candidate.path) {
-            return candidate.path
-        }
-        return nil
-    }
+    static var binary: String? { FileManager.default.isExecutableFile(atPath: flowspecBinary.path) ? flowspecBinary.path : nil }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runProcess(executable, arguments)
     }
 
     /// 136 KB: a 2 000-column header over 30 000 one-cell rows. cmark-gfm would pad it to 60

@@ -4,9 +4,9 @@ import FlowModel
 import FlowParser
 import Foundation
 import Testing
+@_exported import TestSupport
 
 /// The package root, found from this file's path (tests run from anywhere).
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 @Suite struct ImportTests {
     var legacy: [UInt8] {

@@ -62,32 +62,12 @@ import Testing
 
 /// The `flowspec` executable itself: exit codes and formats, as a user or CI sees them.
 @Suite struct LintCLITests {
-    static var binary: URL {
-        // The test bundle sits in the build products directory, beside the executable.
-        var directory = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("flowspec")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return packageRoot.appendingPathComponent(".build/debug/flowspec")
-    }
+    static var binary: URL { flowspecBinary }
 
     func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try runProcess(Self.binary.path, arguments, environment: environment, currentDirectory: packageRoot)
     }
 
     func temporaryDirectory(_ files: [String: [UInt8]]) throws -> URL {

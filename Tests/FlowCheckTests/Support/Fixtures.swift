@@ -2,6 +2,7 @@ import FlowCheck
 import FlowLint
 import FlowModel
 import Foundation
+@_exported import TestSupport
 
 enum Fixtures {
     static var directory: URL { Bundle.module.resourceURL!.appendingPathComponent("Fixtures") }
@@ -47,24 +48,3 @@ final class CapturedOutput: @unchecked Sendable {
     lazy var console: Console = Console(isTTY: false) { [self] text in lock.withLock { buffer += text } }
 }
 
-/// Runs a command; returns exit status and combined output.
-func runProcess(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
-func which(_ tool: String) -> String? {
-    for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-        let candidate = "\(dir)/\(tool)"
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
-}
