@@ -4,7 +4,7 @@ import PackageDescription
 
 let package = Package(
     name: "flowspec",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],  // Synchronization.Mutex
     products: [
         .executable(name: "flowspec", targets: ["flowspec"]),
     ],

@@ -194,11 +194,11 @@ public enum CheckCLI {
 
 /// Runs async work from a synchronous command (the root command is synchronous).
 func blockingRun(_ work: @escaping @Sendable () async -> Int32) -> Int32 {
-    final class Box: @unchecked Sendable { var value: Int32 = 0 }
-    let box = Box()
+    let box = Locked<Int32>(0)
     let done = DispatchSemaphore(value: 0)
     Task.detached {
-        box.value = await work()
+        let code = await work()
+        box.withLock { $0 = code }
         done.signal()
     }
     done.wait()

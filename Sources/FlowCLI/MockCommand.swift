@@ -249,11 +249,10 @@ enum MockCLI {
         }
     }
 
-    private final class Once: @unchecked Sendable {
-        private let lock = NSLock()
-        private var done = false
+    private final class Once: Sendable {
+        private let done = Locked(false)
         func claim() -> Bool {
-            lock.withLock {
+            done.withLock { done in
                 if done { return false }
                 done = true
                 return true
@@ -263,6 +262,8 @@ enum MockCLI {
 
     /// Keeps signal sources alive for the life of the process.
     private enum SignalSources {
+        // nonisolated(unsafe): DispatchSourceSignal is not Sendable; the array is appended once,
+        // from the one task that waits for the signal, and never read.
         nonisolated(unsafe) static var all: [DispatchSourceSignal] = []
         static func keep(_ sources: [DispatchSourceSignal]) { all += sources }
     }

@@ -5,11 +5,11 @@ import Foundation
 /// Console output of `flowspec check`: a live progress line on a terminal (plain lines
 /// otherwise), then a summary per flow, per step and per token rule, and the evidence of the
 /// first failure. Everything printed has gone through `Redaction`.
-public final class Console: @unchecked Sendable {
-    private let lock = NSLock()
+public final class Console: Sendable {
     private let write: @Sendable (String) -> Void
     private let isTTY: Bool
-    private var lastWasProgress = false
+    /// Whether the last thing written was a progress line to redraw over (TTY only).
+    private let lastWasProgress = Locked(false)
 
     public init(isTTY: Bool, write: @escaping @Sendable (String) -> Void) {
         self.isTTY = isTTY
@@ -27,9 +27,9 @@ public final class Console: @unchecked Sendable {
     /// OSC 8 links, OSC 52 clipboard writes) and bidi overrides: all are shown escaped.
     public func line(_ text: String) {
         let safe = TerminalText.escaped(text)
-        lock.withLock {
-            if lastWasProgress { write("\r\u{1B}[2K") }
-            lastWasProgress = false
+        lastWasProgress.withLock { progress in
+            if progress { write("\r\u{1B}[2K") }
+            progress = false
             write(safe + "\n")
         }
     }
@@ -39,11 +39,11 @@ public final class Console: @unchecked Sendable {
     public func progress(_ result: ItemResult, done: Int, total: Int) {
         let status = TerminalText.escaped("\(result.verdict.symbol) \(result.id) \(result.verdict.rawValue)")
         if isTTY {
-            lock.withLock {
+            lastWasProgress.withLock { progress in
                 write("\r\u{1B}[2K")
                 if result.verdict.failsRun { write(status + TerminalText.escaped(Self.explanation(result)) + "\n") }
                 write("[\(done)/\(total)] " + TerminalText.escaped(result.id))
-                lastWasProgress = true
+                progress = true
             }
         } else {
             line("[\(done)/\(total)] " + status + (result.verdict.failsRun ? Self.explanation(result) : ""))

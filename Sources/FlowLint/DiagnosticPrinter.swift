@@ -161,22 +161,24 @@ public enum DiagnosticPrinter {
 }
 
 /// Reads source lines for snippets, caching each file once.
-final class SourceLines: @unchecked Sendable {
-    private var cache: [String: [String]] = [:]
+final class SourceLines: Sendable {
+    private let cache = Locked<[String: [String]]>([:])
 
     func line(_ file: String, _ number: Int) -> String? {
-        if cache[file] == nil {
-            guard let data = FileManager.default.contents(atPath: file), data.count < 16 * 1024 * 1024,
-                  !data.contains(0) else {
+        let lines = cache.withLock { cache in
+            if let lines = cache[file] { return lines }
+            guard let data = FileManager.default.contents(atPath: file), data.count < 16 * 1024 * 1024, !data.contains(0) else {
                 cache[file] = []
-                return nil
+                return []
             }
             // Split on bytes: in a String, "\r\n" is one Character and never equals "\n".
-            cache[file] = Array(data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
+            let lines = Array(data).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { bytes in
                 String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes, as: UTF8.self)
             }
+            cache[file] = lines
+            return lines
         }
-        guard let lines = cache[file], number >= 1, number <= lines.count else { return nil }
+        guard number >= 1, number <= lines.count else { return nil }
         let line = lines[number - 1]
         return line.count > 400 ? String(line.prefix(400)) : line
     }

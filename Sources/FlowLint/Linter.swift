@@ -180,29 +180,3 @@ public enum SpecFiles {
     }
 }
 
-/// Fixed slots written once each from concurrent iterations (`DispatchQueue.concurrentPerform`),
-/// read back in index order so results never depend on scheduling.
-public final class OrderedSlots<Value>: @unchecked Sendable {
-    private var slots: [Value?]
-    private let lock = NSLock()
-
-    public init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    public func set(_ index: Int, _ value: Value) {
-        lock.lock()
-        slots[index] = value
-        lock.unlock()
-    }
-
-    public func get(_ index: Int) -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots[index]!
-    }
-
-    public var values: [Value] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots.map { $0! }
-    }
-}

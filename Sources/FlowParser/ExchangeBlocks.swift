@@ -308,13 +308,12 @@ func jsonValue(_ node: Node) -> JSONValue {
 /// Whether a pattern compiles as a Swift `Regex`, remembered per pattern: compiling is costly and
 /// the same few patterns recur in every spec of a corpus.
 enum RegexValidity {
-    nonisolated(unsafe) private static var known: [String: Bool] = [:]
-    private static let lock = NSLock()
+    private static let known = Locked<[String: Bool]>([:])
 
     static func isValid(_ pattern: String) -> Bool {
-        if let cached = lock.withLock({ known[pattern] }) { return cached }
+        if let cached = known.withLock({ $0[pattern] }) { return cached }
         let valid = (try? Regex(pattern)) != nil
-        lock.withLock { known[pattern] = valid }
+        known.withLock { $0[pattern] = valid }
         return valid
     }
 }

@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -100,7 +101,7 @@ enum FileSystem {
     }
 
     /// `rm` children not reaped yet (only these are waited for: other children are not ours to reap).
-    private static let spawnedRemovals = LockedValue<[pid_t]>([])
+    private static let spawnedRemovals = Locked<[pid_t]>([])
 
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
@@ -223,16 +224,3 @@ enum FileSystem {
     }
 }
 
-/// A value behind a lock.
-final class LockedValue<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}

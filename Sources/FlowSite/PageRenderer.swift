@@ -10,8 +10,7 @@ struct TranslationLink: Hashable, Sendable {
 
 /// Turns flows into page contexts and renders them through the theme's templates. Holds no
 /// mutable state: one instance renders pages on all cores at once.
-struct PageRenderer: @unchecked Sendable {
-    // @unchecked: Theme holds MustacheLibrary (Sendable) and plain values; `results` is a value.
+struct PageRenderer: Sendable {
     let theme: Theme
     let config: SiteConfig
     let results: SiteResults?

@@ -361,7 +361,7 @@ public struct SiteBuilder: Sendable {
         // ones, the index and the search shards are made (links are bound by the file system, the
         // rest by the CPU).
         let linkNames = reuseIndices.map { "/flows/" + Self.fileName(infos[$0].id) }
-        let linkError = LockedValue<String?>(nil)
+        let linkError = Locked<String?>(nil)
         let linking = DispatchGroup()
         DispatchQueue.global().async(group: linking) {
             for name in linkNames {
@@ -627,22 +627,26 @@ public struct SiteBuilder: Sendable {
 }
 
 /// Prints how long each phase of a build took (FLOWSPEC_SITE_TIMING=1), for profiling.
-final class PhaseTimer: @unchecked Sendable {
+final class PhaseTimer: Sendable {
     private let enabled: Bool
-    private var last = DispatchTime.now()
+    private let last = Locked(DispatchTime.now())
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func mark(_ phase: String) {
         guard enabled else { return }
         let now = DispatchTime.now()
-        let ms = Double(now.uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000
+        let previous = last.withLock { last in
+            defer { last = now }
+            return last
+        }
+        let ms = Double(now.uptimeNanoseconds - previous.uptimeNanoseconds) / 1_000_000
         FileHandle.standardError.write(Data("[site] \(phase): \(String(format: "%.1f", ms)) ms\n".utf8))
-        last = now
     }
 }
 
 /// Holds values until the process exits (`SiteBuildOptions.skipTeardown`).
+// @unchecked: it only holds a value (of any type) until exit; nothing reads or mutates it.
 private final class KeptAlive: @unchecked Sendable {
     let value: Any
     init(_ value: Any) { self.value = value }

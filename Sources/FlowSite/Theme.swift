@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 import Yams
 
@@ -135,19 +136,10 @@ struct Labels: Sendable {
 }
 
 /// A string cache shared by concurrent page renders.
-final class Memo: @unchecked Sendable {
-    private var values: [String: String] = [:]
-    private let lock = NSLock()
+final class Memo: Sendable {
+    private let values = Locked<[String: String]>([:])
 
-    func get(_ key: String) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return values[key]
-    }
+    func get(_ key: String) -> String? { values.withLock { $0[key] } }
 
-    func set(_ key: String, _ value: String) {
-        lock.lock()
-        values[key] = value
-        lock.unlock()
-    }
+    func set(_ key: String, _ value: String) { values.withLock { $0[key] = value } }
 }

@@ -3,6 +3,7 @@ import COpenSSL
 /// A P-256 key (public, or private) held as an OpenSSL EVP_PKEY, for ES256.
 /// JOSE signatures are raw `r ‖ s` (64 bytes); `signDER` exists only to mint the
 /// DER-encoded defect. Immutable after creation, so safe to share across tasks.
+// @unchecked: as RSAKey, an immutable EVP_PKEY that OpenSSL 3 lets threads share.
 public final class ECKey: @unchecked Sendable {
     let pkey: OpaquePointer
 

@@ -4,6 +4,8 @@ import COpenSSL
 /// Signs and verifies RS256/384/512 (PKCS#1 v1.5, deterministic) and PS256/384/512
 /// (PSS, salt = hash length, MGF1 with the same hash). Immutable after creation,
 /// so safe to share across tasks.
+// @unchecked: an EVP_PKEY pointer is not Sendable to the compiler; the key is never mutated after
+// creation and OpenSSL 3 allows concurrent sign/verify on one EVP_PKEY.
 public final class RSAKey: @unchecked Sendable {
     let pkey: OpaquePointer
 

@@ -1,3 +1,4 @@
+import Synchronization
 import COpenSSL
 import Foundation
 
@@ -21,11 +22,9 @@ public struct SystemRandom: RandomSource {
 }
 
 /// Deterministic stream for tests: SHA-256(seed ‖ counter) blocks. Not for secrets.
-public final class SeededRandom: RandomSource, @unchecked Sendable {
-    private let lock = NSLock()
+public final class SeededRandom: RandomSource, Sendable {
     private let seed: [UInt8]
-    private var counter: UInt64 = 0
-    private var buffer: [UInt8] = []
+    private let state = Mutex<(counter: UInt64, buffer: [UInt8])>((0, []))
 
     public init(seed: [UInt8]) { self.seed = seed }
     public convenience init(seed: UInt64) {
@@ -33,16 +32,16 @@ public final class SeededRandom: RandomSource, @unchecked Sendable {
     }
 
     public func bytes(_ count: Int) -> [UInt8] {
-        lock.lock()
-        defer { lock.unlock() }
-        while buffer.count < count {
-            let block = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64($0))) }
-            buffer += Digest.sha256(seed + block)
-            counter += 1
+        state.withLock { state in
+            while state.buffer.count < count {
+                let block = (0..<8).map { UInt8(truncatingIfNeeded: state.counter >> (56 - 8 * UInt64($0))) }
+                state.buffer += Digest.sha256(seed + block)
+                state.counter += 1
+            }
+            let out = Array(state.buffer.prefix(count))
+            state.buffer.removeFirst(count)
+            return out
         }
-        let out = Array(buffer.prefix(count))
-        buffer.removeFirst(count)
-        return out
     }
 }
 

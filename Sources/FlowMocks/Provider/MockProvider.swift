@@ -163,7 +163,7 @@ public actor MockProvider: MockHTTPHandler {
     }
 
     private static func generate(_ count: Int) -> [RSAKey] {
-        let slots = OrderedKeySlots(count: count)
+        let slots = OrderedSlots<RSAKey>(count: count)
         DispatchQueue.concurrentPerform(iterations: count) { index in
             do { slots.set(index, try RSAKey.generate()) } catch { fatalError("OpenSSL could not generate an RSA key: \(error)") }
         }

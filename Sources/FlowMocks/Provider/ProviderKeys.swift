@@ -33,23 +33,3 @@ struct ProviderKey: Sendable {
     var jwk: JWK { key.publicJWK(kid: kid) }
 }
 
-/// Keys generated on several threads at once, read back in index order.
-final class OrderedKeySlots: @unchecked Sendable {
-    // Written once per index from `concurrentPerform`, under the lock; read after it returns.
-    private var slots: [RSAKey?]
-    private let lock = NSLock()
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ key: RSAKey) {
-        lock.lock()
-        slots[index] = key
-        lock.unlock()
-    }
-
-    var values: [RSAKey] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots.map { $0! }
-    }
-}

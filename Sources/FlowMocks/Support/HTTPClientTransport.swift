@@ -206,19 +206,18 @@ public final class AHCTransport: BackendTransport {
 }
 
 /// Counts the requests sent through another transport (for the run's requests/s figure).
-public final class CountingTransport: BackendTransport, @unchecked Sendable {
+public final class CountingTransport: BackendTransport, Sendable {
     private let base: any BackendTransport
-    private let lock = NSLock()
-    private var count = 0
+    private let count = Locked(0)
 
     public init(_ base: any BackendTransport) {
         self.base = base
     }
 
-    public var requestsSent: Int { lock.withLock { count } }
+    public var requestsSent: Int { count.value }
 
     public func send(_ request: OutgoingRequest, timeout: Double) async -> HTTPResult {
-        lock.withLock { count += 1 }
+        count.withLock { $0 += 1 }
         return await base.send(request, timeout: timeout)
     }
 
