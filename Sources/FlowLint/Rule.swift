@@ -42,21 +42,5 @@ extension Diagnostic {
 
 /// A word within edit distance 2, for "did you mean" hints.
 func suggestion(for word: String, among candidates: [String]) -> String? {
-    func distance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
-    let lowered = Array(word.lowercased())
-    return candidates.map { ($0, distance(lowered, Array($0.lowercased()))) }
-        .filter { $0.1 <= 2 && $0.1 < Swift.max(lowered.count, 1) }
-        .min { $0.1 < $1.1 }?.0
+    Suggestion.closest(to: word, among: candidates)
 }

@@ -375,39 +375,16 @@ struct FrontMatterParser {
 
     /// A known word within edit distance 2 of `word`, for "did you mean" hints.
     static func closest(to word: String, in candidates: [String]) -> String? {
-        candidates
-            .map { ($0, editDistance(word.lowercased(), $0)) }
-            .filter { $0.1 <= 2 }
-            .min { $0.1 < $1.1 }?.0
+        Suggestion.closest(to: word, among: candidates)
     }
 }
 
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
-}
 
 extension Unicode.Scalar {
     var isASCIILowercaseOrDigit: Bool { ("a"..."z").contains(self) || ("0"..."9").contains(self) }
 }
 
 extension String {
-    func trimmingCharacters() -> String {
-        var slice = Substring(self)
-        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
-        return String(slice)
-    }
 
     func trimmingTrailingWhitespace() -> String {
         var slice = Substring(self)

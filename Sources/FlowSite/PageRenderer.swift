@@ -528,10 +528,4 @@ struct PageRenderer: Sendable {
 }
 
 extension StringProtocol {
-    func trimmingCharacters() -> String {
-        var slice = Substring(self)
-        while slice.first?.isWhitespace == true { slice.removeFirst() }
-        while slice.last?.isWhitespace == true { slice.removeLast() }
-        return String(slice)
-    }
 }
