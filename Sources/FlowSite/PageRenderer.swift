@@ -527,5 +527,3 @@ struct PageRenderer: Sendable {
     }
 }
 
-extension StringProtocol {
-}
