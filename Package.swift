@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "FlowSiteTests",
             dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", .product(name: "Mustache", package: "swift-mustache")],
-            exclude: ["Fixtures"]
+            exclude: ["Fixtures", "Golden"]
         ),
         .testTarget(name: "FlowServeTests", dependencies: ["FlowServe", "FlowSite"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
