@@ -111,6 +111,7 @@ let package = Package(
         .testTarget(
             name: "FlowCheckTests",
             dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowSite", "TestSupport"],
+            exclude: ["GoldenVerdicts"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

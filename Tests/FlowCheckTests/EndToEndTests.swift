@@ -46,6 +46,24 @@ extension CheckServers {
         try SchemaValidation.validateJUnit(JUnitReport.render(report))
     }
 
+    /// The verdict of every item of flows/ against the embedded mock, compared with the list
+    /// committed in GoldenVerdicts/flows.txt (written by another process): a refactoring that
+    /// changes one verdict, or adds or drops an item, fails here. Refresh on purpose with
+    /// `FLOWSPEC_UPDATE_GOLDEN=1` (scripts/refresh-golden.sh).
+    @Test func verdictsMatchTheCommittedList() async throws {
+        let (_, report, output) = try await Self.check([])
+        let lines = report.results.map { "\($0.id) \($0.verdict.rawValue)" }.joined(separator: "\n") + "\n"
+        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("GoldenVerdicts/flows.txt")
+        if ProcessInfo.processInfo.environment["FLOWSPEC_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(lines.utf8).write(to: golden)
+            return
+        }
+        let expected = try String(contentsOf: golden, encoding: .utf8)
+        let got = Set(lines.split(separator: "\n")), want = Set(expected.split(separator: "\n"))
+        #expect(lines == expected, "not in the committed list: \(got.subtracting(want).sorted().prefix(20)); missing: \(want.subtracting(got).sorted().prefix(20))\n\(output.suffix(1500))")
+    }
+
     /// Defect → the cases that must catch it. `exact` defects must be caught by these and
     /// nothing else; the others break sign-in itself, so every case that signs in fails too.
     static let catches: [(defect: String, cases: Set<String>, exact: Bool)] = [
