@@ -5,7 +5,7 @@ import FlowMocks
 import FlowModel
 import Foundation
 
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Run every scenario and token case of the specs against a backend, playing the identity provider each flow names.",
@@ -110,9 +110,8 @@ struct CheckCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let command = self
-        let code = blockingRun { await CheckCLI.execute(command, console: Console.standardOutput()) }
+    func run() async throws {
+        let code = await CheckCLI.execute(self, console: Console.standardOutput())
         if code != 0 { throw ExitCode(code) }
     }
 }
@@ -192,16 +191,4 @@ public enum CheckCLI {
     }
 }
 
-/// Runs async work from a synchronous command (the root command is synchronous).
-func blockingRun(_ work: @escaping @Sendable () async -> Int32) -> Int32 {
-    let box = Locked<Int32>(0)
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        let code = await work()
-        box.withLock { $0 = code }
-        done.signal()
-    }
-    done.wait()
-    return box.value
-}
 

@@ -5,7 +5,7 @@ import FlowModel
 import FlowParser
 import Foundation
 
-struct MockCommand: ParsableCommand {
+struct MockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock",
         abstract: "Run a mock identity provider (and optionally the embedded mock backend) on 127.0.0.1.",
@@ -77,9 +77,8 @@ struct MockCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let command = self
-        let code = blockingRun { await MockCLI.execute(command, write: { Terminal.write($0) }, until: MockCLI.interruption) }
+    func run() async throws {
+        let code = await MockCLI.execute(self, write: { Terminal.write($0) }, until: MockCLI.interruption)
         if code != 0 { throw ExitCode(code) }
     }
 }

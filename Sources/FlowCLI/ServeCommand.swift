@@ -3,7 +3,7 @@ import FlowServe
 import FlowSite
 import Foundation
 
-struct ServeCommand: ParsableCommand {
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Preview the documentation site, rebuilding on change.",
@@ -38,18 +38,14 @@ struct ServeCommand: ParsableCommand {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be between 1 and 65535") }
     }
 
-    func run() throws {
+    func run() async throws {
         let options = SiteBuildOptions(inputs: paths, outputDirectory: out, configPath: config)
         let server = SiteServer(options: options, host: host, port: port)
-        let code = blockingRun {
-            do {
-                try await server.run { Terminal.write($0) }
-                return 0
-            } catch {
-                Terminal.writeError("error: the preview server stopped: \(error)\n")
-                return 3
-            }
+        do {
+            try await server.run { Terminal.write($0) }
+        } catch {
+            Terminal.writeError("error: the preview server stopped: \(error)\n")
+            throw ExitCode(3)
         }
-        if code != 0 { throw ExitCode(code) }
     }
 }
