@@ -53,7 +53,7 @@ struct BuildCommand: ParsableCommand {
                 siteResults = try ResultsInput.load(path: results)
             } catch {
                 Terminal.writeError("error: cannot read results \(results): \(error)\n")
-                throw ExitCode(2)
+                throw ExitCode(CommandExit.badInput)
             }
         }
         var options = SiteBuildOptions(
@@ -65,7 +65,7 @@ struct BuildCommand: ParsableCommand {
             report = try SiteBuilder(options: options).build()
         } catch {
             Terminal.writeError("error: \(error)\n")
-            throw ExitCode(2)
+            throw ExitCode(CommandExit.badInput)
         }
         if !report.diagnostics.isEmpty {
             Terminal.writeError(DiagnosticPrinter.text(report.diagnostics, color: Terminal.useColor(color, stream: STDERR_FILENO)))

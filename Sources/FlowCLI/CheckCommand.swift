@@ -125,7 +125,7 @@ public enum CheckCLI {
             command = try CheckCommand.parse(arguments)
         } catch {
             console.line(CheckCommand.fullMessage(for: error))
-            return CheckExit.badInput
+            return CommandExit.badInput
         }
         return await execute(command, console: console)
     }
@@ -139,23 +139,23 @@ public enum CheckCLI {
         if run.hasErrors {
             console.line(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false))
             console.line("error: the specs have lint errors; fix them before checking (flowspec lint)")
-            return CheckExit.badInput
+            return CommandExit.badInput
         }
         if run.flows.isEmpty {
             console.line("error: no flow specs found under \(command.paths.isEmpty ? "flows" : command.paths.joined(separator: " "))")
-            return CheckExit.badInput
+            return CommandExit.badInput
         }
         let known = Set(run.flows.map(\.id))
         for id in command.flows where !known.contains(id) {
             console.line("error: --flow \(id): no such flow (known: \(known.sorted().joined(separator: ", ")))")
-            return CheckExit.badInput
+            return CommandExit.badInput
         }
         let registrations: [ClientRegistration]
         do {
             registrations = try command.registrations.load()
         } catch {
             console.line("error: \(error)")
-            return CheckExit.badInput
+            return CommandExit.badInput
         }
         let configuration = CheckConfiguration(
             backendURL: command.backend, timeout: command.timeout, concurrency: command.concurrency,
@@ -171,11 +171,11 @@ public enum CheckCLI {
         for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else {
                 console.line("error: --merge \(path): cannot read the file")
-                return CheckExit.badInput
+                return CommandExit.badInput
             }
             do { reports.append(try JSONReport.decode(data, path: path)) } catch {
                 console.line("error: \(error)")
-                return CheckExit.badInput
+                return CommandExit.badInput
             }
         }
         do {
@@ -186,7 +186,7 @@ public enum CheckCLI {
             return merged.exitCode
         } catch {
             console.line("error: \(error)")
-            return CheckExit.badInput
+            return CommandExit.badInput
         }
     }
 }

@@ -48,7 +48,7 @@ struct ExportCommand: ParsableCommand {
             flows = flows.filter { $0.id == id }
             guard !flows.isEmpty else {
                 Terminal.writeError("export: no flow with id '\(id)' (have: \(run.flows.map(\.id).joined(separator: ", ")))\n")
-                throw ExitCode(2)
+                throw ExitCode(CommandExit.badInput)
             }
         }
         if let out {
@@ -67,7 +67,7 @@ struct ExportCommand: ParsableCommand {
         case .mermaid:
             guard flows.count == 1 else {
                 Terminal.writeError("export: Mermaid holds one diagram per file; pick one with --flow ID (\(flows.map(\.id).joined(separator: ", "))) or use --out DIR\n")
-                throw ExitCode(2)
+                throw ExitCode(CommandExit.badInput)
             }
             Terminal.write(render(flows[0]))
         }

@@ -45,12 +45,12 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         guard let data = FileManager.default.contents(atPath: legacy) else {
             Terminal.writeError("import: cannot read \(legacy)\n")
-            throw ExitCode(2)
+            throw ExitCode(CommandExit.badInput)
         }
         let result = LegacyImporter(id: id, lang: lang).importDocument(bytes: [UInt8](data), file: legacy)
         let color = Terminal.useColor(.auto, stream: STDERR_FILENO)
         Terminal.writeError(DiagnosticPrinter.text(result.report, color: color))
-        guard let flow = result.flow else { throw ExitCode(2) }
+        guard let flow = result.flow else { throw ExitCode(CommandExit.badInput) }
         let text = SpecWriter.write(flow)
         let target = output ?? "\(flow.id).md"
         // Lint what was written, as it will be read.
@@ -58,7 +58,7 @@ struct ImportCommand: ParsableCommand {
         if let output {
             if FileManager.default.fileExists(atPath: output), !force {
                 Terminal.writeError("import: \(output) exists; pass --force to overwrite\n")
-                throw ExitCode(2)
+                throw ExitCode(CommandExit.badInput)
             }
             try AtomicFile.write(text, to: output)
             Terminal.writeError("wrote \(output)\n")
@@ -72,6 +72,6 @@ struct ImportCommand: ParsableCommand {
         let mapped = result.report.filter { $0.severity == .warning }.count
         Terminal.writeError("import: \(flow.steps.count) steps, \(flow.actors.count) actors; \(mapped) item(s) not mapped; lint: "
                             + DiagnosticPrinter.summary(lintRun.diagnostics, files: 1) + "\n")
-        if lintRun.hasErrors { throw ExitCode(1) }
+        if lintRun.hasErrors { throw ExitCode(CommandExit.failures) }
     }
 }

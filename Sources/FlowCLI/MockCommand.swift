@@ -92,7 +92,7 @@ enum MockCLI {
             registrations = try command.registrations.load()
         } catch {
             write("error: \(error)\n")
-            return 2
+            return CommandExit.badInput
         }
         let paths = command.paths.isEmpty ? ["flows"] : command.paths
         var providers: [MockProvider] = []
@@ -104,7 +104,7 @@ enum MockCLI {
             if run.hasErrors || run.flows.isEmpty {
                 write(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false))
                 write("error: \(run.flows.isEmpty ? "no flow specs found" : "the specs have lint errors (flowspec lint)")\n")
-                return 2
+                return CommandExit.badInput
             }
             let mocks: EmbeddedMocks
             do {
@@ -113,7 +113,7 @@ enum MockCLI {
                     host: command.address.providerHost, providerPort: command.port, backendPort: command.backendPort)
             } catch {
                 write("error: the mock servers could not start: \(error)\n")
-                return 3
+                return CommandExit.unreachable
             }
             providers = mocks.providers
             backend = mocks.backend
@@ -133,7 +133,7 @@ enum MockCLI {
             }
             guard let profile = catalog.profile(command.provider) else {
                 write("error: unknown provider '\(command.provider)' (known: \(catalog.ids.joined(separator: ", ")))\n")
-                return 2
+                return CommandExit.badInput
             }
             let provider = MockProvider(profile: profile.resolved(variables: [:]), registrations: registrations)
             let url: URL
@@ -141,7 +141,7 @@ enum MockCLI {
                 url = try await provider.start(host: command.address.providerHost, port: command.port, advertised: command.address.advertisedURL)
             } catch {
                 write("error: the mock provider could not start on \(command.address.providerHost):\(command.port): \(error)\n")
-                return 3
+                return CommandExit.unreachable
             }
             providers = [provider]
             stops.append { await provider.stop() }
@@ -182,7 +182,7 @@ enum MockCLI {
         _ = await logger.result
         for stop in stops { await stop() }
         write("stopped\n")
-        return 0
+        return CommandExit.passed
     }
 
     static func providerLines(_ provider: MockProvider, listening: URL) async -> [String] {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FlowServe
 import FlowSite
+import FlowModel
 import Foundation
 
 struct ServeCommand: AsyncParsableCommand {
@@ -45,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
             try await server.run { Terminal.write($0) }
         } catch {
             Terminal.writeError("error: the preview server stopped: \(error)\n")
-            throw ExitCode(3)
+            throw ExitCode(CommandExit.unreachable)
         }
     }
 }

@@ -54,13 +54,6 @@ public struct CheckConfiguration: Sendable {
     }
 }
 
-/// Exit codes of `flowspec check`.
-public enum CheckExit {
-    public static let passed: Int32 = 0
-    public static let failures: Int32 = 1
-    public static let badInput: Int32 = 2
-    public static let unreachable: Int32 = 3
-}
 
 /// Starts what a check needs (mock provider, embedded backend when no `--backend`), runs the
 /// planned items, writes reports and returns the exit code.
@@ -71,7 +64,7 @@ public enum CheckSession {
         let items = configuration.planner.plan(flows: flows)
         if items.isEmpty {
             console.line("error: no scenario or token case matches the given --flow/--case/--shard")
-            if configuration.planner.shard == nil { return (CheckExit.badInput, nil) }
+            if configuration.planner.shard == nil { return (CommandExit.badInput, nil) }
         }
 
         // Only the flows this run touches start anything: a flow without a provider starts none.
@@ -102,7 +95,7 @@ public enum CheckSession {
                     } catch {
                         console.line("error: the mock provider \(profile.id) could not start on \(configuration.providerHost):\(port): \(error)")
                         for (_, other) in started { await other.stop() }
-                        return (CheckExit.unreachable, nil)
+                        return (CommandExit.unreachable, nil)
                     }
                     started.append((profile, provider))
                     await Self.describe(provider, listening: listening, console: console)
@@ -121,7 +114,7 @@ public enum CheckSession {
             for name in configuration.defects {
                 guard let defect = Defect(name: name) else {
                     console.line("error: unknown defect \(name); known: \(Defect.allCases.map(\.rawValue).joined(separator: ", "))")
-                    return (CheckExit.badInput, nil)
+                    return (CommandExit.badInput, nil)
                 }
                 defects.insert(defect)
             }
@@ -132,7 +125,7 @@ public enum CheckSession {
                     providerPort: configuration.providerPort, clock: configuration.clock, random: configuration.random)
             } catch {
                 console.line("error: the embedded mock provider/backend could not start: \(error)")
-                return (CheckExit.unreachable, nil)
+                return (CommandExit.unreachable, nil)
             }
             for flow in plannedFlows {
                 guard let provider = mocks.provider(forFlow: flow.id), let profile = catalog.resolvedProfile(for: flow) else { continue }
@@ -150,7 +143,7 @@ public enum CheckSession {
             console.line("error: backend unreachable at \(backendURL): \(failure)")
             await transport.shutdown()
             await stopServers()
-            return (CheckExit.unreachable, nil)
+            return (CommandExit.unreachable, nil)
         }
 
         let startedAt = configuration.clock()
@@ -182,7 +175,7 @@ public enum CheckSession {
             for target in configuration.reports { console.line("report: \(target)") }
         } catch {
             console.line("error: cannot write a report: \(error)")
-            return (CheckExit.badInput, report)
+            return (CommandExit.badInput, report)
         }
         return (report.exitCode, report)
     }

@@ -3,6 +3,7 @@ import FlowCheck
 import FlowMocks
 import FlowLint
 import FlowParser
+import FlowModel
 import Foundation
 import Testing
 
@@ -76,7 +77,7 @@ extension CheckServers {
         // Nothing listens there: the run stops at the reachability probe, after the warnings.
         let output = CapturedOutput()
         let google = await CheckCLI.run(arguments: [Fixtures.repositoryFlows, "--flow", "google-sign-in-web", "--backend", "http://127.0.0.1:9"], console: output.console)
-        #expect(google == CheckExit.unreachable)
+        #expect(google == CommandExit.unreachable)
         #expect(output.text.contains("warning: no client registration for google"), "\(output.text)")
         #expect(output.text.contains("/oauth2/v3/certs"), "the Google paths are printed")
         let none = CapturedOutput()
