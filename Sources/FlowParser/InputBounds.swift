@@ -16,38 +16,24 @@ enum InputBounds {
     /// `>` markers at the start of one line.
     static let maximumQuoteDepth = 32
 
+    /// Over-approximates on purpose: fenced code is not skipped (telling a fence from an
+    /// indented or HTML-embedded run of backticks is cmark's job, and a wrong guess would hide a
+    /// table from the bound), and container prefixes (`>` quotes, list markers, indentation)
+    /// are stripped before a line is read as a table row.
     static func check(_ source: SourceText) -> Diagnostic? {
         var cells = 0
-        var fence: (byte: UInt8, length: Int)?
         var line = 1
         while line <= source.lineCount {
             let bytes = source.lineBytes(line)
-            let trimmed = bytes.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-            // Fenced code is text: its pipes and `>` are not tables or quotes.
-            if let marker = trimmed.first, marker == UInt8(ascii: "`") || marker == UInt8(ascii: "~") {
-                let run = trimmed.prefix { $0 == marker }.count
-                if run >= 3 {
-                    if let open = fence {
-                        if open.byte == marker, run >= open.length { fence = nil }
-                    } else {
-                        fence = (marker, run)
-                    }
-                    line += 1
-                    continue
-                }
-            }
-            if fence != nil {
-                line += 1
-                continue
-            }
-            let quotes = trimmed.prefix { $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: " ") }.filter { $0 == UInt8(ascii: ">") }.count
+            let quotes = bytes.prefix { $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+                .filter { $0 == UInt8(ascii: ">") }.count
             if quotes > maximumQuoteDepth {
                 return Diagnostic(
                     code: "FS006", severity: .error, location: source.location(line: line, column: 1),
                     message: "block quotes nested \(quotes) deep; flowspec reads at most \(maximumQuoteDepth)",
                     hint: "no flow spec needs this; is the file generated?")
             }
-            if line < source.lineCount, bytes.contains(UInt8(ascii: "|")), let columns = delimiterColumns(source.lineBytes(line + 1)) {
+            if line < source.lineCount, bytes.contains(UInt8(ascii: "|")), let columns = delimiterColumns(containerStripped(source.lineBytes(line + 1))) {
                 var rows = 0
                 var next = line + 2
                 while next <= source.lineCount, !source.lineBytes(next).allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
@@ -73,6 +59,30 @@ enum InputBounds {
             line += 1
         }
         return nil
+    }
+
+    /// A line without the containers a table can sit in: indentation, `>` quote markers and
+    /// list item markers (`-`, `*`, `+`, `1.`, `1)`), repeatedly.
+    static func containerStripped(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var rest = bytes
+        while true {
+            let before = rest.count
+            rest = rest.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            if rest.first == UInt8(ascii: ">") { rest = rest.dropFirst() }
+            if let first = rest.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "*") || first == UInt8(ascii: "+"),
+                rest.dropFirst().first == UInt8(ascii: " ")
+            {
+                // `- ` starts a list item; `- ---` stays a delimiter row candidate after it.
+                rest = rest.dropFirst(2)
+            }
+            let digits = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            if !digits.isEmpty, digits.count <= 9, let marker = rest.dropFirst(digits.count).first,
+                marker == UInt8(ascii: ".") || marker == UInt8(ascii: ")"), rest.dropFirst(digits.count + 1).first == UInt8(ascii: " ")
+            {
+                rest = rest.dropFirst(digits.count + 2)
+            }
+            if rest.count == before { return rest }
+        }
     }
 
     /// The number of cells of a GFM delimiter row (`| --- | :-: |`), nil when it is not one.
