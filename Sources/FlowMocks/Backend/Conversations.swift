@@ -24,6 +24,12 @@ struct Conversations {
     private var byValue: [String: Int] = [:]
     private var conversations: [Int: Conversation] = [:]
     private var nextID = 1
+    /// Conversations kept at most: a long-running `flowspec mock --backend` under load forgets
+    /// the oldest clients (and the values handed to them) instead of growing without bound.
+    static let limit = 20_000
+    /// Ids in the order they started, for forgetting the oldest.
+    private var started: [Int] = []
+    private var oldest = 0
 
     init(flows: [Flow]) {
         graphs = flows.map { RequestGraph(flow: $0) }
@@ -92,6 +98,10 @@ struct Conversations {
             defer { nextID += 1 }
             return nextID
         }()
+        if conversations[id] == nil {
+            started.append(id)
+            forgetOldest()
+        }
         var conversation = conversations[id] ?? Conversation(flowIndex: flowIndex, next: graphs[flowIndex].entry, values: [:])
         if let exit, conversation.flowIndex == flowIndex {
             conversation.next = graphs[flowIndex].next[exit] ?? []
@@ -102,6 +112,19 @@ struct Conversations {
         }
         conversations[id] = conversation
         return id
+    }
+
+    private mutating func forgetOldest() {
+        while started.count - oldest > Self.limit {
+            let id = started[oldest]
+            oldest += 1
+            for value in conversations[id]?.values.values ?? [:].values where byValue[value] == id { byValue[value] = nil }
+            conversations[id] = nil
+        }
+        if oldest > Self.limit {
+            started.removeFirst(oldest)
+            oldest = 0
+        }
     }
 
     /// The strings of a request that could be values the mock handed out: path segments, query
