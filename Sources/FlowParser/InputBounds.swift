@@ -34,16 +34,28 @@ enum InputBounds {
                     hint: "no flow spec needs this; is the file generated?")
             }
             if line < source.lineCount, bytes.contains(UInt8(ascii: "|")), let columns = delimiterColumns(containerStripped(source.lineBytes(line + 1))) {
-                var rows = 0
-                var next = line + 2
-                while next <= source.lineCount, !source.lineBytes(next).allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
-                    rows += 1
-                    next += 1
-                }
                 if columns > maximumColumns {
                     return Diagnostic(
                         code: "FS006", severity: .error, location: source.location(line: line, column: 1),
                         message: "table has \(columns) columns; flowspec reads at most \(maximumColumns)",
+                        hint: "split the table, or turn its columns into rows")
+                }
+                var rows = 0
+                var next = line + 2
+                // cmark-gfm builds every cell a row line writes (a linked list, appended to from
+                // its head: quadratic in the cells of one line) before it trims the row to the
+                // header's width, so the cells written per line are bounded too.
+                var widest = (line, bytes.filter { $0 == UInt8(ascii: "|") }.count)
+                while next <= source.lineCount, !source.lineBytes(next).allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+                    let pipes = source.lineBytes(next).filter { $0 == UInt8(ascii: "|") }.count
+                    if pipes > widest.1 { widest = (next, pipes) }
+                    rows += 1
+                    next += 1
+                }
+                if widest.1 > maximumColumns + 1 {
+                    return Diagnostic(
+                        code: "FS006", severity: .error, location: source.location(line: widest.0, column: 1),
+                        message: "table row writes \(widest.1) cell separators; flowspec reads at most \(maximumColumns) columns",
                         hint: "split the table, or turn its columns into rows")
                 }
                 cells += (rows + 1) * columns

@@ -179,7 +179,7 @@ import Testing
         #expect(files.count >= 5)
         for file in files {
             let run = Linter().lint(paths: [file.path])
-            if file.lastPathComponent.hasPrefix("oom-table") {
+            if file.lastPathComponent.hasPrefix("oom-table") || file.lastPathComponent.hasPrefix("timeout-table") {
                 #expect(run.diagnostics.map(\.code) == ["FS006"], "\(file.lastPathComponent): \(run.diagnostics.map(\.message))")
             } else {
                 #expect(run.flows.count == 1, "\(file.lastPathComponent)")
