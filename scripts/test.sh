@@ -29,4 +29,15 @@ else
   passed=$(grep -oE '✔ Test [^✔✘◇↳]* passed after' test-artifacts/swift-test.log | grep -vc 'Test run with' || true)
 fi
 echo "$passed passed, $failed failed"
+
+# Fuzzing (issue 10): replay the seed corpus and known crashers, then fuzz each parser for a
+# short bounded time. Built under /tmp (scripts/fuzz.sh), never into .build.
+if scripts/fuzz.sh --probe; then
+  echo "== scripts/fuzz.sh --ci"
+  scripts/fuzz.sh --ci
+  fuzz=$?
+  [ "$status" -eq 0 ] && status=$fuzz
+else
+  echo "fuzz: skipped (the toolchain cannot build -sanitize=fuzzer targets; see above)"
+fi
 exit "$status"
