@@ -28,6 +28,13 @@ public enum MockServerError: Error, CustomStringConvertible, Equatable {
 actor MockHTTPServer {
     private var task: Task<Void, Never>?
     private(set) var baseURL: URL?
+    /// How long a new connection may take to send a complete request head: a slow-loris client
+    /// (a header byte a second) is cut off.
+    let headDeadline: TimeAmount
+
+    init(headDeadline: TimeAmount = .seconds(10)) {
+        self.headDeadline = headDeadline
+    }
 
     /// Largest request body accepted; larger bodies get 413.
     static let maxBodyBytes = 4 << 20
@@ -54,8 +61,10 @@ actor MockHTTPServer {
                 body: body.getBytes(at: body.readerIndex, length: body.readableBytes) ?? [])
             return Self.hbResponse(await handler.handle(mock))
         }
+        let deadline = headDeadline
         let app = Application(
             responder: responder,
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(deadline)], idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? port)
@@ -110,4 +119,35 @@ actor MockHTTPServer {
 private actor FailureBox {
     var error: (any Error)?
     func set(_ error: any Error) { self.error = error }
+}
+
+/// Closes a connection that has not delivered a complete request head within `deadline` of
+/// opening: it sits after HTTP decoding, so any message it sees means a head was parsed, and a
+/// client trickling header bytes never gets that far. (A kept-alive connection afterwards is
+/// bounded by the server's idle timeout.)
+final class RequestHeadDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Any
+    typealias InboundOut = Any
+
+    private let deadline: TimeAmount
+    private var timer: Scheduled<Void>?
+
+    init(_ deadline: TimeAmount) { self.deadline = deadline }
+
+    func handlerAdded(context: ChannelHandlerContext) { arm(context) }
+
+    func handlerRemoved(context: ChannelHandlerContext) { timer?.cancel() }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelRead(data)
+    }
+
+
+    private func arm(_ context: ChannelHandlerContext) {
+        timer?.cancel()
+        let channel = context.channel
+        timer = context.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
+    }
 }
