@@ -193,7 +193,7 @@ public actor MockBackend: MockHTTPHandler {
     /// Why the last request was rejected (for tests and logs; no secrets).
     public func lastRejectionReason() -> String? { lastReason }
 
-    /// The requests answered so far, oldest first (the last `recordLimit`).
+    /// The requests answered so far, oldest first (at least the last `recordLimit`).
     public func records() -> [Record] { log }
 
     static let recordLimit = 10_000
@@ -211,7 +211,8 @@ public actor MockBackend: MockHTTPHandler {
             sequence: sequence, method: request.method, path: Redaction.text(target), status: response.status,
             flowID: (answering?.0.flowIndex ?? flowIndex).map { flows[$0].id }, step: answering?.1.number, stepTitle: answering?.1.title,
             branch: branch, client: client, reason: response.status >= 400 ? lastReason : nil))
-        if log.count > Self.recordLimit { log.removeFirst(log.count - Self.recordLimit) }
+        // Trimmed in batches: shifting 10 000 entries on every request cost 9 % of the CPU.
+        if log.count > Self.recordLimit + Self.recordLimit / 2 { log.removeFirst(log.count - Self.recordLimit) }
     }
 
     private var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }

@@ -58,6 +58,8 @@ public actor MockProvider: MockHTTPHandler {
     private var tokens: [String: TokenGrant] = [:]
     private var override: TokenEndpointOverride?
     private var recorded: [RecordedRequest] = []
+    /// Records kept (the newest): bounded memory for a mock that runs for days.
+    static let recordLimit = 100_000
     private var sequence = 0
     private let server = MockHTTPServer()
     private var configuredBaseURL: URL?
@@ -437,6 +439,9 @@ public actor MockProvider: MockHTTPHandler {
             }
         }
         recorded.append(record)
+        // A long-running `flowspec mock` keeps the newest records only (a check run makes a few
+        // thousand); trimmed in batches so appending stays O(1) amortised.
+        if recorded.count > Self.recordLimit + Self.recordLimit / 2 { recorded.removeFirst(recorded.count - Self.recordLimit) }
         return response
     }
 
