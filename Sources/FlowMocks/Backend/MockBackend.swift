@@ -12,11 +12,7 @@ import JOSE
 /// matches. Correct by default; `Defect`s inject classic bugs so the checker can be proved to
 /// catch them. Rejections are 4xx with a JSON error and create nothing.
 public actor MockBackend: MockHTTPHandler {
-    struct Session {
-        var account: String
-        var alive = true
-        var values: [String: String] = [:]
-    }
+    typealias Session = SessionStore.Session
 
     struct Account {
         var key: String
@@ -101,11 +97,11 @@ public actor MockBackend: MockHTTPHandler {
 
     private var jwksCaches: [String: JWKSCache] = [:]
     private var jwksFetches = 0
-    private var sessions: [String: Int] = [:]
-    private var sessionData: [Int: Session] = [:]
-    private var nextSessionID = 1
+    private var sessions = SessionStore()
     private var accounts: [String: Account] = [:]
+    /// Sign-in tokens already used (hash → exp), refused as replays until they expire.
     private var usedTokens: [String: Int64] = [:]
+    private var usedTokensPruneAt = 1024
     private var replayCache: [String: String] = [:]
     /// Where each client is in its flow.
     private var conversations: Conversations
@@ -181,7 +177,7 @@ public actor MockBackend: MockHTTPHandler {
 
     /// Whether `token` (a captured session value) is a live session.
     public func isSessionAlive(_ token: String) -> Bool {
-        sessions[token].flatMap { sessionData[$0]?.alive } ?? false
+        sessions.isAlive(token)
     }
 
     /// Accounts created so far (deleted ones included).
@@ -245,7 +241,7 @@ public actor MockBackend: MockHTTPHandler {
         // A known client at a step its position allows: the spec's answer there is the answer.
         var stateChosen = conversation != nil && chosen != nil
         // The defect keeps sessions working whatever the flow says comes next.
-        if has(.keepSessionAfterRevoke), let token = request.bearerToken, let id = sessions[token], sessionData[id]?.alive == true {
+        if has(.keepSessionAfterRevoke), sessions.isAlive(request.bearerToken) {
             stateChosen = false
         }
         if chosen == nil {
@@ -255,7 +251,7 @@ public actor MockBackend: MockHTTPHandler {
         }
         guard let (contract, match) = chosen else {
             let needsSession = route.candidates.contains { RouteTable.bearerName($0.request) != nil }
-            let live = request.bearerToken.flatMap { sessions[$0] }.flatMap { sessionData[$0]?.alive } ?? false
+            let live = sessions.isAlive(request.bearerToken)
             let rejection: Rejection = needsSession && !live
                 ? .unauthorized("no live session for the bearer token")
                 : .request("the request does not match the route's template")
@@ -377,7 +373,7 @@ public actor MockBackend: MockHTTPHandler {
         var values = variables(of: flows[flowIndex])
         for (name, value) in conversationValues { values[name] = value }
         for (name, value) in bindings { values[name] = value }
-        if let token = request.bearerToken, let id = sessions[token], let session = sessionData[id] {
+        if let id = sessions.id(of: request.bearerToken), let session = sessions.session(id) {
             for (name, value) in session.values { values[name] = value }
         }
         var email: String?
@@ -410,16 +406,16 @@ public actor MockBackend: MockHTTPHandler {
         var issued: [String: String] = [:]
         for capture in captures { issued[capture.name] = freshToken() }
         self.issued = issued
-        let bearerSession = request.bearerToken.flatMap { sessions[$0] }
+        let bearerSession = sessions.id(of: request.bearerToken)
         switch acceptance.effect {
         case .newSession:
-            let key = acceptance.account ?? "anonymous-" + random.string(length: 12)
+            let key = acceptance.account ?? Self.anonymousPrefix + random.string(length: 12)
             acceptance.account = key
             if accounts[key] == nil { accounts[key] = Account(key: key) }
             if let hash = acceptance.replayHash, has(.acceptReplay) { replayCache[hash] = key }
             createSession(account: key, tokens: issued)
         case .deleteAccount:
-            if let id = bearerSession, let key = sessionData[id]?.account {
+            if let id = bearerSession, let key = sessions.session(id)?.account {
                 acceptance.account = key
                 await revokeAtProvider(account: key)
                 accounts[key]?.deleted = true
@@ -444,12 +440,9 @@ public actor MockBackend: MockHTTPHandler {
         case .none:
             if !issued.isEmpty {
                 if let id = bearerSession {
-                    for (name, token) in issued {
-                        sessions[token] = id
-                        sessionData[id]?.values[name] = token
-                    }
+                    for (name, token) in issued { sessions.add(token, named: name, to: id) }
                 } else {
-                    let key = "anonymous-" + random.string(length: 12)
+                    let key = Self.anonymousPrefix + random.string(length: 12)
                     accounts[key] = Account(key: key)
                     createSession(account: key, tokens: issued)
                 }
@@ -458,16 +451,19 @@ public actor MockBackend: MockHTTPHandler {
         return issued
     }
 
+    /// Accounts made up for a client that got values without signing in; forgotten with their
+    /// last session.
+    private static let anonymousPrefix = "anonymous-"
+
     private func createSession(account: String, tokens: [String: String]) {
-        let id = nextSessionID
-        nextSessionID += 1
-        sessionData[id] = Session(account: account, values: tokens)
-        for token in tokens.values { sessions[token] = id }
+        for orphan in sessions.create(account: account, tokens: tokens) where orphan.hasPrefix(Self.anonymousPrefix) {
+            accounts[orphan] = nil
+        }
     }
 
     private func endSessions(of account: String) {
         guard !has(.keepSessionAfterRevoke) else { return }
-        for (id, session) in sessionData where session.account == account { sessionData[id]?.alive = false }
+        sessions.end(account: account)
     }
 
     // MARK: Behaviours
@@ -475,7 +471,7 @@ public actor MockBackend: MockHTTPHandler {
     private func evaluate(_ behaviour: RouteBehaviour, bindings: [String: String], request: MockHTTPRequest, flow: Flow, route: BackendRoute) async throws -> Acceptance {
         var session: Session?
         if behaviour.contains(.bearer) {
-            guard let token = request.bearerToken, let id = sessions[token], let live = sessionData[id], live.alive else {
+            guard let live = sessions.live(request.bearerToken) else {
                 throw Rejection.unauthorized("no live session for the bearer token")
             }
             session = live
@@ -537,7 +533,11 @@ public actor MockBackend: MockHTTPHandler {
         let claims = verified.claims
         try checkIDTokenClaims(claims, audiences: audiences, rawNonce: bindings["provider.nonce"], link: link, nonce: flow.nonce ?? link.profile.nonce)
         if !has(.acceptReplay) {
-            usedTokens = usedTokens.filter { $0.value + Self.leeway >= now }
+            // Pruned in batches: filtering on every sign-in made a load run quadratic.
+            if usedTokens.count >= usedTokensPruneAt {
+                usedTokens = usedTokens.filter { $0.value + Self.leeway >= now }
+                usedTokensPruneAt = max(1024, 2 * usedTokens.count)
+            }
             guard usedTokens[hash] == nil else { throw Rejection.invalid("this id_token was already used (replay)") }
             usedTokens[hash] = claims["exp"]?.doubleValue.map { Int64($0) } ?? now + 600
         }

@@ -92,6 +92,13 @@ public struct MockHTTPResponse: Sendable, Hashable {
         return json(status, .object(members))
     }
 
+    /// The answer to a body larger than `limit` bytes; the connection closes after it.
+    static func tooLarge(limit: Int) -> MockHTTPResponse {
+        var response = error(413, "request_too_large", description: "the request body is larger than \(limit) bytes")
+        response.headers.append(HeaderField(name: "Connection", value: "close"))
+        return response
+    }
+
     public static func empty(_ status: Int) -> MockHTTPResponse { MockHTTPResponse(status: status) }
 
     public func header(_ name: String) -> String? {

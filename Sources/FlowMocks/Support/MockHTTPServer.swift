@@ -36,7 +36,8 @@ actor MockHTTPServer {
         self.headDeadline = headDeadline
     }
 
-    /// Largest request body accepted; larger bodies get 413.
+    /// Largest request body accepted; larger bodies get 413 and the connection closes
+    /// (`RequestBodyLimit`).
     static let maxBodyBytes = 4 << 20
 
     func start(host: String, port: Int, handler: any MockHTTPHandler, label: String) async throws -> URL {
@@ -50,7 +51,7 @@ actor MockHTTPServer {
             do {
                 body = try await request.collectBody(upTo: Self.maxBodyBytes)
             } catch {
-                return Self.hbResponse(.error(413, "request_too_large"))
+                return Self.hbResponse(.tooLarge(limit: Self.maxBodyBytes))
             }
             var headers: [HeaderField] = []
             for field in request.headers { headers.append(HeaderField(name: field.name.canonicalName, value: field.value)) }
@@ -64,7 +65,7 @@ actor MockHTTPServer {
         let deadline = headDeadline
         let app = Application(
             responder: responder,
-            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(deadline)], idleTimeout: .seconds(60))),
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestHeadDeadline(deadline), RequestBodyLimit(limit: Self.maxBodyBytes)], idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? port)
@@ -119,35 +120,4 @@ actor MockHTTPServer {
 private actor FailureBox {
     var error: (any Error)?
     func set(_ error: any Error) { self.error = error }
-}
-
-/// Closes a connection that has not delivered a complete request head within `deadline` of
-/// opening: it sits after HTTP decoding, so any message it sees means a head was parsed, and a
-/// client trickling header bytes never gets that far. (A kept-alive connection afterwards is
-/// bounded by the server's idle timeout.)
-final class RequestHeadDeadline: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = Any
-    typealias InboundOut = Any
-
-    private let deadline: TimeAmount
-    private var timer: Scheduled<Void>?
-
-    init(_ deadline: TimeAmount) { self.deadline = deadline }
-
-    func handlerAdded(context: ChannelHandlerContext) { arm(context) }
-
-    func handlerRemoved(context: ChannelHandlerContext) { timer?.cancel() }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        timer?.cancel()
-        timer = nil
-        context.fireChannelRead(data)
-    }
-
-
-    private func arm(_ context: ChannelHandlerContext) {
-        timer?.cancel()
-        let channel = context.channel
-        timer = context.eventLoop.scheduleTask(in: deadline) { channel.close(promise: nil) }
-    }
 }
