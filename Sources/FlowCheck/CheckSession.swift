@@ -139,7 +139,7 @@ public enum CheckSession {
 
         let transport = CountingTransport(transport ?? AHCTransport())
         // Reachability: something must accept TCP connections there (any HTTP answer will do).
-        if let failure = TCPProbe.check(url: backendURL, timeout: configuration.timeout) {
+        if let failure = await TCPProbe.check(url: backendURL, timeout: configuration.timeout) {
             console.line("error: backend unreachable at \(backendURL): \(failure)")
             await transport.shutdown()
             await stopServers()

@@ -49,8 +49,24 @@ public struct RequestTemplate: Hashable, Sendable, Codable {
     }
 
     /// First header with this name (case-insensitive).
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    public func header(_ name: String) -> String? { headers.value(of: name) }
+}
+
+extension Sequence where Element == HeaderField {
+    /// The first field named `name`, compared case-insensitively (RFC 9110 §5.1): the one
+    /// header lookup every request and response type uses.
+    public func value(of name: String) -> String? {
+        first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality without allocating lowercased copies.
+    public func caseInsensitiveEquals(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        // Equal, or the same ASCII letter in the other case (they differ only in bit 0x20).
+        return zip(a, b).allSatisfy { x, y in x == y || (x ^ y == 0x20 && (0x61...0x7A).contains(x | 0x20)) }
     }
 }
 

@@ -39,7 +39,9 @@ import Testing
         var seen: [String] = []
         for index in 1...count {
             let slice = Planner(shard: Shard(index: index, count: count)).plan(flows: flows).map(\.id)
-            #expect(slice == Planner(shard: Shard(index: index, count: count)).plan(flows: flows).map(\.id), "deterministic")
+            // (Comparing with a second plan in this process could not fail; that the plan is the
+            // same in another process is what EndToEndTests' golden verdicts show, against committed
+            // bytes.)
             seen += slice
             // Balanced: sizes differ by at most one.
             #expect(abs(slice.count - all.count / count) <= 1)

@@ -136,7 +136,7 @@ struct Conversations {
         values += request.queryItems.map(\.1)
         for header in request.headers {
             values.append(header.value)
-            if header.name.lowercased() == "cookie" {
+            if header.name.caseInsensitiveEquals("cookie") {
                 for pair in header.value.split(separator: ";") {
                     if let value = pair.split(separator: "=", maxSplits: 1).dropFirst().first { values.append(value.trimmingCharacters(in: .whitespaces)) }
                 }

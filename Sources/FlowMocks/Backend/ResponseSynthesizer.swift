@@ -56,8 +56,8 @@ struct ResponseSynthesizer {
         if hasBody { headers.append(HeaderField(name: "Content-Type", value: "application/json")) }
         let expectationCaptures = expectation?.captures ?? []
         for expectation in expectation?.headers ?? [] {
-            let current = headers.first { $0.name.lowercased() == expectation.name.lowercased() }?.value
-            headers.removeAll { $0.name.lowercased() == expectation.name.lowercased() }
+            let current = headers.value(of: expectation.name)
+            headers.removeAll { $0.name.caseInsensitiveEquals(expectation.name) }
             switch expectation.matcher {
             case .exists(false):
                 if expectation.name.lowercased() == "content-type" { hasBody = false }
@@ -74,7 +74,7 @@ struct ResponseSynthesizer {
         }
         for capture in expectation?.captures ?? [] {
             guard case .header(let name) = capture.source, let token = captures[capture.name] else { continue }
-            if !headers.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+            if !headers.contains(where: { $0.name.caseInsensitiveEquals(name) }) {
                 headers.append(HeaderField(name: name, value: token))
             }
         }
@@ -84,7 +84,7 @@ struct ResponseSynthesizer {
     /// The capture that reads header `name`, if any.
     private func expectationCaptures(_ name: String, in captures: [Capture]) -> String? {
         captures.first { capture in
-            if case .header(let header) = capture.source { return header.lowercased() == name.lowercased() }
+            if case .header(let header) = capture.source { return header.caseInsensitiveEquals(name) }
             return false
         }?.name
     }

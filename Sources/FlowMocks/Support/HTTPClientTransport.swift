@@ -79,9 +79,7 @@ public struct HTTPResult: Sendable, Hashable {
         self.failure = failure
     }
 
-    public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
-    }
+    public func header(_ name: String) -> String? { headers.value(of: name) }
 
     public var bodyText: String? { String(validating: body, as: UTF8.self) }
 }
@@ -171,7 +169,7 @@ public final class AHCTransport: BackendTransport {
         switch outcome {
         case .none:
             // Nothing answered in time: tell "nothing listens" apart from "listens but slow".
-            if TCPProbe.check(url: request.url, timeout: 0.5) == .connectionRefused {
+            if await TCPProbe.check(url: request.url, timeout: 0.5) == .connectionRefused {
                 return HTTPResult(status: nil, elapsedMS: elapsed(), failure: .connectionRefused)
             }
             return HTTPResult(status: nil, elapsedMS: elapsed(), failure: .timeout(seconds: timeout))
@@ -223,47 +221,5 @@ public final class CountingTransport: BackendTransport, Sendable {
 
     public func shutdown() async {
         await base.shutdown()
-    }
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// A plain TCP connect to the backend's host and port, bounded by a timeout: tells "nothing
-/// listens" (refused, no such host) apart from "listens but is slow" before any HTTP is sent.
-/// (HTTP clients retry refused connections until their deadline, which hides the difference.)
-public enum TCPProbe {
-    public static func check(url: String, timeout: Double) -> TransportFailure? {
-        guard let components = URL(string: url), let host = components.host else { return .invalidURL(url) }
-        let port = components.port ?? (components.scheme == "https" ? 443 : 80)
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
-            return .other("cannot resolve host \(host)")
-        }
-        defer { freeaddrinfo(list) }
-        var refused = false
-        var cursor: UnsafeMutablePointer<addrinfo>? = first
-        while let info = cursor {
-            cursor = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-            guard fd >= 0 else { continue }
-            defer { close(fd) }
-            let flags = fcntl(fd, F_GETFL, 0)
-            _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-            if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return nil }
-            guard errno == EINPROGRESS else { refused = refused || errno == ECONNREFUSED; continue }
-            var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&poller, 1, Int32(timeout * 1000))
-            guard ready > 0 else { return nil }  // slow, not refused: let HTTP judge it
-            var error: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
-            if error == 0 { return nil }
-            refused = refused || error == ECONNREFUSED
-        }
-        return refused ? .connectionRefused : .other("cannot connect to \(host):\(port)")
     }
 }

@@ -44,10 +44,7 @@ public struct MockHTTPRequest: Sendable, Hashable {
     public func queryValue(_ name: String) -> String? { queryItems.first { $0.0 == name }?.1 }
 
     /// First header with this name (case-insensitive).
-    public func header(_ name: String) -> String? {
-        let lowered = name.lowercased()
-        return headers.first { $0.name.lowercased() == lowered }?.value
-    }
+    public func header(_ name: String) -> String? { headers.value(of: name) }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
@@ -101,10 +98,7 @@ public struct MockHTTPResponse: Sendable, Hashable {
 
     public static func empty(_ status: Int) -> MockHTTPResponse { MockHTTPResponse(status: status) }
 
-    public func header(_ name: String) -> String? {
-        let lowered = name.lowercased()
-        return headers.first { $0.name.lowercased() == lowered }?.value
-    }
+    public func header(_ name: String) -> String? { headers.value(of: name) }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
