@@ -88,8 +88,8 @@ public enum DiagnosticPrinter {
             [
                 "id": code,
                 "name": code,
-                "shortDescription": ["text": DiagnosticCatalog.titles[code] ?? code],
-                "helpUri": "docs/flow-format.md#diagnostics",
+                "shortDescription": ["text": DiagnosticCode.named(code)?.title ?? code],
+                "helpUri": DiagnosticCode.named(code)?.documentation ?? "docs/flow-format.md#diagnostics",
             ]
         }
         let results: [[String: Any]] = diagnostics.map { diagnostic in

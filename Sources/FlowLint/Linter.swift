@@ -42,8 +42,8 @@ public struct Linter: Sendable {
     static let corpusRules: [any CorpusRule] = [UniqueIDsRule(), TranslationRule()]
 
     /// Every code any rule or the parser can emit, for the documentation test.
-    public static var ruleCodes: [String] {
-        (flowRules.flatMap { type(of: $0).codes } + corpusRules.flatMap { type(of: $0).codes } + ["FS801", "FS806"]).sorted()
+    public static var ruleCodes: [DiagnosticCode] {
+        (flowRules.flatMap { type(of: $0).codes } + corpusRules.flatMap { type(of: $0).codes } + [DiagnosticCode.invalidProviderProfile, .duplicateProviderProfile]).sorted()
     }
 
     public let parser: SpecParser
@@ -122,7 +122,7 @@ public enum SpecFiles {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                diagnostics.append(Diagnostic(code: "FS003", severity: .error, location: .start(of: path), message: "no such file or directory"))
+                diagnostics.append(Diagnostic(.unreadable, severity: .error, location: .start(of: path), message: "no such file or directory"))
                 continue
             }
             guard isDirectory.boolValue else {
@@ -133,12 +133,12 @@ public enum SpecFiles {
             var unreadable: [(path: String, reason: String)] = []
             collectSpecs(in: path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path, into: &found, unreadable: &unreadable)
             for folder in unreadable {
-                diagnostics.append(Diagnostic(code: "FS003", severity: .error, location: .start(of: folder.path),
+                diagnostics.append(Diagnostic(.unreadable, severity: .error, location: .start(of: folder.path),
                                               message: "cannot read this directory: \(folder.reason)",
                                               hint: "check its permissions (flowspec needs to list it)"))
             }
             if found.isEmpty, unreadable.isEmpty {
-                diagnostics.append(Diagnostic(code: "FS005", severity: .error, location: .start(of: path),
+                diagnostics.append(Diagnostic(.noSpecs, severity: .error, location: .start(of: path),
                                               message: "no *.md specs in this directory"))
             }
             files += found.sorted()

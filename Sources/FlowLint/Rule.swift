@@ -18,25 +18,25 @@ public struct RuleContext: Sendable {
 /// A lint rule over one flow. Each rule lives in its own file with its messages beside it.
 protocol FlowRule: Sendable {
     /// Codes this rule can emit, for documentation and tests.
-    static var codes: [String] { get }
+    static var codes: [DiagnosticCode] { get }
     func check(_ context: RuleContext, into diagnostics: inout [Diagnostic])
 }
 
 /// A lint rule over all the flows of a run (ids, translations).
 protocol CorpusRule: Sendable {
-    static var codes: [String] { get }
+    static var codes: [DiagnosticCode] { get }
     func check(_ flows: [Flow], into diagnostics: inout [Diagnostic])
 }
 
 extension Diagnostic {
-    static func error(_ code: String, _ location: SourceLocation, _ message: String, hint: String? = nil,
+    static func error(_ code: DiagnosticCode, _ location: SourceLocation, _ message: String, hint: String? = nil,
                       related: [RelatedLocation] = []) -> Diagnostic {
-        Diagnostic(code: code, severity: .error, location: location, message: message, hint: hint, related: related)
+        Diagnostic(code, severity: .error, location: location, message: message, hint: hint, related: related)
     }
 
-    static func warning(_ code: String, _ location: SourceLocation, _ message: String, hint: String? = nil,
+    static func warning(_ code: DiagnosticCode, _ location: SourceLocation, _ message: String, hint: String? = nil,
                         related: [RelatedLocation] = []) -> Diagnostic {
-        Diagnostic(code: code, severity: .warning, location: location, message: message, hint: hint, related: related)
+        Diagnostic(code, severity: .warning, location: location, message: message, hint: hint, related: related)
     }
 }
 

@@ -19,8 +19,9 @@ public enum Severity: String, Sendable, Codable, Hashable, CaseIterable, Compara
 /// One finding about a spec: a value, never thrown. Produced by the parser (syntax) and the
 /// linter (semantics); rendered by the reporters as text, JSON or SARIF.
 public struct Diagnostic: Hashable, Sendable, Codable {
-    /// Stable identifier such as `FS202`; documented in docs/flow-format.md.
-    public var code: String
+    /// Stable identifier such as `FS202` (a `DiagnosticCode`'s id); documented in
+    /// docs/flow-format.md.
+    public private(set) var code: String
     public var severity: Severity
     public var location: SourceLocation
     /// Optional end of the offending span (inclusive), for editors that underline.
@@ -32,17 +33,18 @@ public struct Diagnostic: Hashable, Sendable, Codable {
     /// Other places that help to understand the finding (e.g. the first of two duplicates).
     public var related: [RelatedLocation]
 
+    /// - Parameter severity: when not the code's usual one.
     public init(
-        code: String,
-        severity: Severity,
+        _ code: DiagnosticCode,
+        severity: Severity? = nil,
         location: SourceLocation,
         end: SourceLocation? = nil,
         message: String,
         hint: String? = nil,
         related: [RelatedLocation] = []
     ) {
-        self.code = code
-        self.severity = severity
+        self.code = code.id
+        self.severity = severity ?? code.severity
         self.location = location
         self.end = end
         self.message = message
@@ -53,6 +55,9 @@ public struct Diagnostic: Hashable, Sendable, Codable {
     /// Input that cannot be read as a spec at all (binary, not UTF-8, unreadable) uses codes
     /// `FS0xx`; such findings make the command exit 2 rather than 1.
     public var isUnusableInput: Bool { code.hasPrefix("FS0") }
+
+    /// The code's entry in the catalogue (title, documentation).
+    public var kind: DiagnosticCode? { DiagnosticCode.named(code) }
 }
 
 /// A secondary location attached to a diagnostic.

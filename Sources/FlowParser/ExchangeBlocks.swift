@@ -30,7 +30,7 @@ private let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HE
 
 /// Finds `{{name}}` placeholders; reports unterminated or empty ones.
 func scanPlaceholders(
-    in text: String, at location: (Int) -> SourceLocation, diagnostics: inout [Diagnostic], code: String
+    in text: String, at location: (Int) -> SourceLocation, diagnostics: inout [Diagnostic], code: DiagnosticCode
 ) -> [VariableReference] {
     var references: [VariableReference] = []
     let scalars = Array(text.unicodeScalars)
@@ -41,14 +41,14 @@ func scanPlaceholders(
         var end = index + 2
         while end + 1 < scalars.count, !(scalars[end] == "}" && scalars[end + 1] == "}") { end += 1 }
         guard end + 1 < scalars.count else {
-            diagnostics.append(Diagnostic(code: code, severity: .error, location: location(start + 1),
+            diagnostics.append(Diagnostic(code, severity: .error, location: location(start + 1),
                                           message: "placeholder '{{' is never closed", hint: "write `{{name}}`"))
             return references
         }
         var name = String(String.UnicodeScalarView(scalars[(start + 2)..<end]))
         name = name.trimmingCharacters()
         if name.isEmpty || !name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "-") }) {
-            diagnostics.append(Diagnostic(code: code, severity: .error, location: location(start + 1),
+            diagnostics.append(Diagnostic(code, severity: .error, location: location(start + 1),
                                           message: "'{{\(name)}}' is not a valid placeholder",
                                           hint: "names use letters, digits, '_', '-' and '.', e.g. `{{provider.code}}`"))
         } else {
@@ -67,7 +67,7 @@ struct HTTPBlockParser {
         var lineIndex = 0
         while lineIndex < lines.count, lines[lineIndex].trimmingCharacters().isEmpty { lineIndex += 1 }
         guard lineIndex < lines.count else {
-            diagnostics.append(Diagnostic(code: "FS401", severity: .error, location: block.fenceLocation,
+            diagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: block.fenceLocation,
                                           message: "the http block is empty",
                                           hint: "start with a request line such as `POST /api/v1/auth/apple/login`"))
             return nil
@@ -76,14 +76,14 @@ struct HTTPBlockParser {
         let requestLineNumber = lineIndex + 1
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard parts.count >= 2, parts.count <= 3 else {
-            diagnostics.append(Diagnostic(code: "FS401", severity: .error, location: block.location(line: requestLineNumber, column: 1),
+            diagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: block.location(line: requestLineNumber, column: 1),
                                           message: "'\(requestLine)' is not a request line",
                                           hint: "write `METHOD /path`, e.g. `GET /users/my-profile`"))
             return nil
         }
         var valid = true
         if !methods.contains(parts[0]) {
-            diagnostics.append(Diagnostic(code: "FS401", severity: .error, location: block.location(line: requestLineNumber, column: 1),
+            diagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: block.location(line: requestLineNumber, column: 1),
                                           message: "unknown HTTP method '\(parts[0])'",
                                           hint: "use one of \(methods.sorted().joined(separator: ", ")) in capitals"))
             valid = false
@@ -91,13 +91,13 @@ struct HTTPBlockParser {
         let targetColumn = (Array(requestLine.unicodeScalars).firstIndex(of: " ").map { $0 + 1 } ?? 0) + 1
         let target = parts[1]
         if !target.hasPrefix("/") {
-            diagnostics.append(Diagnostic(code: "FS401", severity: .error, location: block.location(line: requestLineNumber, column: targetColumn),
+            diagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: block.location(line: requestLineNumber, column: targetColumn),
                                           message: "request target '\(target)' must be a path starting with '/'",
                                           hint: "the host is the backend under test (`check --backend URL`); write only the path"))
             valid = false
         }
         if parts.count == 3, !parts[2].hasPrefix("HTTP/") {
-            diagnostics.append(Diagnostic(code: "FS401", severity: .error, location: block.location(line: requestLineNumber, column: 1),
+            diagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: block.location(line: requestLineNumber, column: 1),
                                           message: "unexpected '\(parts[2])' after the request target",
                                           hint: "a request line is `METHOD /path` or `METHOD /path HTTP/1.1`"))
             valid = false
@@ -111,7 +111,7 @@ struct HTTPBlockParser {
                 headers.append(HeaderField(name: String(line[..<colon]),
                                            value: String(line[line.index(after: colon)...]).trimmingCharacters()))
             } else {
-                diagnostics.append(Diagnostic(code: "FS401", severity: .error, location: block.location(line: lineIndex + 1, column: 1),
+                diagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: block.location(line: lineIndex + 1, column: 1),
                                               message: "'\(line)' is not a header line",
                                               hint: "headers are `Name: value`; leave a blank line before the body"))
                 valid = false
@@ -127,7 +127,7 @@ struct HTTPBlockParser {
         var references: [VariableReference] = []
         for (offset, line) in lines.enumerated() {
             references += scanPlaceholders(in: line, at: { block.location(line: offset + 1, column: $0) },
-                                           diagnostics: &diagnostics, code: "FS401")
+                                           diagnostics: &diagnostics, code: .malformedHTTP)
         }
         guard valid else { return nil }
         return RequestTemplate(method: parts[0], target: target, headers: headers, body: body,
@@ -144,7 +144,7 @@ struct ExpectBlockParser {
     }
 
     private func error(_ message: String, at mark: Mark?, hint: String? = nil) -> Diagnostic {
-        Diagnostic(code: "FS402", severity: .error, location: location(mark), message: message, hint: hint)
+        Diagnostic(.malformedExpect, severity: .error, location: location(mark), message: message, hint: hint)
     }
 
     func parse(diagnostics: inout [Diagnostic]) -> Expectation? {
@@ -224,7 +224,7 @@ struct ExpectBlockParser {
         }
         for (offset, line) in block.lines.enumerated() {
             expectation.references += scanPlaceholders(in: line, at: { block.location(line: offset + 1, column: $0) },
-                                                       diagnostics: &diagnostics, code: "FS402")
+                                                       diagnostics: &diagnostics, code: .malformedExpect)
         }
         return ok ? expectation : nil
     }

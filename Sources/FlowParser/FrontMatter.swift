@@ -127,20 +127,20 @@ struct FrontMatterParser {
     }
 
     private mutating func report(
-        _ code: String, _ severity: Severity = .error, at location: SourceLocation, _ message: String, hint: String? = nil
+        _ code: DiagnosticCode, _ severity: Severity = .error, at location: SourceLocation, _ message: String, hint: String? = nil
     ) {
-        diagnostics.append(Diagnostic(code: code, severity: severity, location: location, message: message, hint: hint))
+        diagnostics.append(Diagnostic(code, severity: severity, location: location, message: message, hint: hint))
     }
 
     mutating func parse() -> FrontMatter? {
         let opening = source.location(line: block.openingLine, column: 1)
         if block.yaml.utf8.count > 1_000_000 {
-            report("FS102", at: opening, "front matter is larger than 1 MB", hint: "front matter holds metadata; move prose into the Markdown body")
+            report(.frontMatterYAML, at: opening, "front matter is larger than 1 MB", hint: "front matter holds metadata; move prose into the Markdown body")
             return nil
         }
         let nesting = maximumNesting(of: block.yaml)
         if nesting.depth > 64 {
-            report("FS102", at: source.location(line: block.openingLine + nesting.line, column: 1),
+            report(.frontMatterYAML, at: source.location(line: block.openingLine + nesting.line, column: 1),
                    "front matter nests deeper than 64 levels", hint: "flow metadata needs at most 3 levels")
             return nil
         }
@@ -155,25 +155,25 @@ struct FrontMatterParser {
             {
                 at = source.location(line: block.openingLine + line, column: 1)
             }
-            report("FS102", at: at, "YAML error in front matter: \(problem)",
+            report(.frontMatterYAML, at: at, "YAML error in front matter: \(problem)",
                    hint: "front matter is YAML between two `---` lines; check indentation and quoting")
             return nil
         } catch {
-            report("FS102", at: opening, "YAML error in front matter: \(error)")
+            report(.frontMatterYAML, at: opening, "YAML error in front matter: \(error)")
             return nil
         }
         guard let node else {
-            report("FS101", at: opening, "front matter is empty", hint: "add at least `id`, `title` and `actors`")
+            report(.frontMatterMissing, at: opening, "front matter is empty", hint: "add at least `id`, `title` and `actors`")
             return nil
         }
         guard let mapping = node.mapping else {
-            report("FS105", at: location(node.mark), "front matter must be a mapping of keys to values, not a \(Self.kind(of: node))")
+            report(.wrongType, at: location(node.mark), "front matter must be a mapping of keys to values, not a \(Self.kind(of: node))")
             return nil
         }
         var result = FrontMatter()
         for (keyNode, value) in mapping {
             guard let key = keyNode.scalar?.string else {
-                report("FS105", at: location(keyNode.mark), "front matter keys must be plain words")
+                report(.wrongType, at: location(keyNode.mark), "front matter keys must be plain words")
                 continue
             }
             let keyLocation = location(keyNode.mark)
@@ -182,7 +182,7 @@ struct FrontMatterParser {
             case "id":
                 result.id = string(value, key: key)
                 if let id = result.id, !Self.isValidID(id) {
-                    report("FS106", at: location(value.mark), "flow id '\(id)' is not valid",
+                    report(.invalidFlowID, at: location(value.mark), "flow id '\(id)' is not valid",
                            hint: "use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit")
                 }
             case "title": result.title = string(value, key: key)
@@ -190,7 +190,7 @@ struct FrontMatterParser {
             case "lang":
                 result.lang = string(value, key: key)
                 if let lang = result.lang, !Self.isLanguageTag(lang) {
-                    report("FS105", at: location(value.mark), "lang '\(lang)' is not a language tag",
+                    report(.wrongType, at: location(value.mark), "lang '\(lang)' is not a language tag",
                            hint: "use a BCP 47 tag such as en, vi, tr or pt-BR")
                     result.lang = nil
                 }
@@ -201,7 +201,7 @@ struct FrontMatterParser {
                     if let transform = NonceTransform(rawValue: text) {
                         result.nonce = transform
                     } else {
-                        report("FS105", at: location(value.mark), "'nonce' must be one of \(NonceTransform.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'",
+                        report(.wrongType, at: location(value.mark), "'nonce' must be one of \(NonceTransform.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'",
                                hint: "`verbatim`: the claim is the nonce the client sent; `sha256`: the client posts a raw nonce whose SHA-256 (hex) it sent to the provider")
                     }
                 }
@@ -211,12 +211,12 @@ struct FrontMatterParser {
             case "variables": result.variables = variables(value)
             default:
                 let suggestion = Self.closest(to: key, in: FrontMatter.knownKeys)
-                report("FS103", .warning, at: keyLocation, "unknown front matter key '\(key)'",
+                report(.unknownKey, .warning, at: keyLocation, "unknown front matter key '\(key)'",
                        hint: suggestion.map { "did you mean '\($0)'?" } ?? "known keys: \(FrontMatter.knownKeys.joined(separator: ", "))")
             }
         }
         for key in FrontMatter.requiredKeys where result.keyLocations[key] == nil {
-            report("FS104", at: opening, "front matter has no '\(key)'", hint: Self.requiredHint[key])
+            report(.missingKey, at: opening, "front matter has no '\(key)'", hint: Self.requiredHint[key])
         }
         return result
     }
@@ -229,7 +229,7 @@ struct FrontMatterParser {
 
     private mutating func string(_ node: Node, key: String) -> String? {
         if let scalar = node.scalar { return scalar.string }
-        report("FS105", at: location(node.mark), "'\(key)' must be text, not a \(Self.kind(of: node))")
+        report(.wrongType, at: location(node.mark), "'\(key)' must be text, not a \(Self.kind(of: node))")
         return nil
     }
 
@@ -238,7 +238,7 @@ struct FrontMatterParser {
             return scalar.string.isEmpty ? [] : [scalar.string]
         }
         guard let sequence = node.sequence else {
-            report("FS105", at: location(node.mark), "'\(key)' must be a list of words, not a \(Self.kind(of: node))")
+            report(.wrongType, at: location(node.mark), "'\(key)' must be a list of words, not a \(Self.kind(of: node))")
             return []
         }
         var values: [String] = []
@@ -246,7 +246,7 @@ struct FrontMatterParser {
             if let scalar = item.scalar {
                 values.append(scalar.string)
             } else {
-                report("FS105", at: location(item.mark), "items of '\(key)' must be text, not a \(Self.kind(of: item))")
+                report(.wrongType, at: location(item.mark), "items of '\(key)' must be text, not a \(Self.kind(of: item))")
             }
         }
         return values
@@ -254,18 +254,18 @@ struct FrontMatterParser {
 
     private mutating func actors(_ node: Node) -> [Actor] {
         guard let mapping = node.mapping else {
-            report("FS105", at: location(node.mark), "'actors' must map actor ids to `{ name, role }`, not a \(Self.kind(of: node))")
+            report(.wrongType, at: location(node.mark), "'actors' must map actor ids to `{ name, role }`, not a \(Self.kind(of: node))")
             return []
         }
         var actors: [Actor] = []
         for (keyNode, value) in mapping {
             guard let id = keyNode.scalar?.string, !id.isEmpty else {
-                report("FS105", at: location(keyNode.mark), "actor ids must be plain words")
+                report(.wrongType, at: location(keyNode.mark), "actor ids must be plain words")
                 continue
             }
             let at = location(keyNode.mark)
             if !Self.isValidActorID(id) {
-                report("FS107", at: at, "actor id '\(id)' cannot be used in an actors line",
+                report(.invalidActor, at: at, "actor id '\(id)' cannot be used in an actors line",
                        hint: "use letters, digits, '_', '-' and '.' only")
             }
             var name = id
@@ -276,25 +276,25 @@ struct FrontMatterParser {
                     switch field {
                     case "name":
                         if let text = fieldValue.scalar?.string { name = text } else {
-                            report("FS105", at: location(fieldValue.mark), "actor name must be text")
+                            report(.wrongType, at: location(fieldValue.mark), "actor name must be text")
                         }
                     case "role":
                         let spelled = fieldValue.scalar?.string ?? ""
                         role = ActorRole(spelling: spelled)
                         if role == nil {
-                            report("FS107", at: location(fieldValue.mark), "unknown role '\(spelled)' for actor '\(id)'",
+                            report(.invalidActor, at: location(fieldValue.mark), "unknown role '\(spelled)' for actor '\(id)'",
                                    hint: "roles: person, client, provider, backend")
                         }
                     default:
-                        report("FS103", .warning, at: location(fieldKey.mark), "unknown actor field '\(field)'",
+                        report(.unknownKey, .warning, at: location(fieldKey.mark), "unknown actor field '\(field)'",
                                hint: "actors have `name` and `role`")
                     }
                 }
                 if fields.first(where: { $0.key.scalar?.string == "role" }) == nil {
-                    report("FS107", at: at, "actor '\(id)' has no role", hint: "add `role: person|client|provider|backend`")
+                    report(.invalidActor, at: at, "actor '\(id)' has no role", hint: "add `role: person|client|provider|backend`")
                 }
             } else {
-                report("FS105", at: location(value.mark), "actor '\(id)' must be `{ name: …, role: … }`")
+                report(.wrongType, at: location(value.mark), "actor '\(id)' must be `{ name: …, role: … }`")
             }
             actors.append(Actor(id: id, name: name, role: role ?? .client, location: at))
         }
@@ -303,14 +303,14 @@ struct FrontMatterParser {
 
     private mutating func variables(_ node: Node) -> [Variable] {
         guard let mapping = node.mapping else {
-            report("FS105", at: location(node.mark), "'variables' must map names to values, not a \(Self.kind(of: node))")
+            report(.wrongType, at: location(node.mark), "'variables' must map names to values, not a \(Self.kind(of: node))")
             return []
         }
         var variables: [Variable] = []
         for (keyNode, value) in mapping {
             guard let name = keyNode.scalar?.string else { continue }
             guard let scalar = value.scalar else {
-                report("FS105", at: location(value.mark), "variable '\(name)' must be a single value")
+                report(.wrongType, at: location(value.mark), "variable '\(name)' must be a single value")
                 continue
             }
             variables.append(Variable(name: name, value: scalar.string, location: location(keyNode.mark)))

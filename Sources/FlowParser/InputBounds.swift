@@ -28,15 +28,13 @@ enum InputBounds {
             let quotes = bytes.prefix { $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
                 .filter { $0 == UInt8(ascii: ">") }.count
             if quotes > maximumQuoteDepth {
-                return Diagnostic(
-                    code: "FS006", severity: .error, location: source.location(line: line, column: 1),
+                return Diagnostic(.workBound, severity: .error, location: source.location(line: line, column: 1),
                     message: "block quotes nested \(quotes) deep; flowspec reads at most \(maximumQuoteDepth)",
                     hint: "no flow spec needs this; is the file generated?")
             }
             if line < source.lineCount, bytes.contains(UInt8(ascii: "|")), let columns = delimiterColumns(containerStripped(source.lineBytes(line + 1))) {
                 if columns > maximumColumns {
-                    return Diagnostic(
-                        code: "FS006", severity: .error, location: source.location(line: line, column: 1),
+                    return Diagnostic(.workBound, severity: .error, location: source.location(line: line, column: 1),
                         message: "table has \(columns) columns; flowspec reads at most \(maximumColumns)",
                         hint: "split the table, or turn its columns into rows")
                 }
@@ -53,15 +51,13 @@ enum InputBounds {
                     next += 1
                 }
                 if widest.1 > maximumColumns + 1 {
-                    return Diagnostic(
-                        code: "FS006", severity: .error, location: source.location(line: widest.0, column: 1),
+                    return Diagnostic(.workBound, severity: .error, location: source.location(line: widest.0, column: 1),
                         message: "table row writes \(widest.1) cell separators; flowspec reads at most \(maximumColumns) columns",
                         hint: "split the table, or turn its columns into rows")
                 }
                 cells += (rows + 1) * columns
                 if cells > maximumCells {
-                    return Diagnostic(
-                        code: "FS006", severity: .error, location: source.location(line: line, column: 1),
+                    return Diagnostic(.workBound, severity: .error, location: source.location(line: line, column: 1),
                         message: "tables up to this one hold \(cells) cells (rows × columns, short rows padded); flowspec reads at most \(maximumCells) per spec",
                         hint: "split the spec, or move the data out of Markdown tables")
                 }

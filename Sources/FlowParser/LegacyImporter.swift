@@ -76,11 +76,11 @@ private struct ImportSession {
     }
 
     private mutating func note(_ line: Int, _ message: String, hint: String? = nil) {
-        report.append(Diagnostic(code: "FS701", severity: .note, location: location(line), message: message, hint: hint))
+        report.append(Diagnostic(.legacyUnmapped, severity: .note, location: location(line), message: message, hint: hint))
     }
 
     private mutating func unmapped(_ line: Int, _ message: String, hint: String? = nil) {
-        report.append(Diagnostic(code: "FS701", severity: .warning, location: location(line), message: message, hint: hint))
+        report.append(Diagnostic(.legacyUnmapped, severity: .warning, location: location(line), message: message, hint: hint))
     }
 
     mutating func run() -> ImportResult {
@@ -174,7 +174,7 @@ private struct ImportSession {
         flush(&self, heading: currentHeading, level: currentLevel, blocks: pending, placement: seenSteps ? .afterSteps : .beforeSteps)
 
         guard !legacySteps.isEmpty else {
-            report.append(Diagnostic(code: "FS701", severity: .error, location: .start(of: source.file),
+            report.append(Diagnostic(.legacyUnmapped, severity: .error, location: .start(of: source.file),
                                      message: "no steps found: expected a list of `**Bước N:**` (or `**Step N:**`, `**Adım N:**`) items"))
             return ImportResult(flow: nil, report: report)
         }

@@ -59,11 +59,11 @@ public struct ProviderCatalog: Sendable {
         var origins: [String: String] = [:]
         for file in files {
             guard let data = FileManager.default.contents(atPath: file) else {
-                catalog.diagnostics.append(Diagnostic(code: "FS801", severity: .error, location: .start(of: file), message: "cannot read the provider profile"))
+                catalog.diagnostics.append(Diagnostic(.invalidProviderProfile, severity: .error, location: .start(of: file), message: "cannot read the provider profile"))
                 continue
             }
             guard let text = String(data: data, encoding: .utf8) else {
-                catalog.diagnostics.append(Diagnostic(code: "FS801", severity: .error, location: .start(of: file), message: "the provider profile is not valid UTF-8"))
+                catalog.diagnostics.append(Diagnostic(.invalidProviderProfile, severity: .error, location: .start(of: file), message: "the provider profile is not valid UTF-8"))
                 continue
             }
             let name = (file as NSString).lastPathComponent
@@ -72,8 +72,7 @@ public struct ProviderCatalog: Sendable {
             guard let profile = result.profile else { continue }
             if BuiltinProviders.profiles[profile.id] != nil || origins[profile.id] != nil {
                 let other = origins[profile.id].map { "\($0)" } ?? "a built-in profile"
-                catalog.diagnostics.append(Diagnostic(
-                    code: "FS806", severity: .error, location: .start(of: file),
+                catalog.diagnostics.append(Diagnostic(.duplicateProviderProfile, severity: .error, location: .start(of: file),
                     message: "provider profile id '\(profile.id)' is already taken by \(other)",
                     hint: "give this profile another `id:` (or file name), and `extends: \(profile.id)` to start from it"))
                 continue

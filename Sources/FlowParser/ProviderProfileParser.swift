@@ -52,7 +52,7 @@ public struct ProviderProfileParser: Sendable {
         }
 
         mutating func problem(_ mark: Mark?, _ message: String, hint: String? = nil) {
-            diagnostics.append(Diagnostic(code: "FS801", severity: .error, location: location(mark), message: message, hint: hint))
+            diagnostics.append(Diagnostic(.invalidProviderProfile, severity: .error, location: location(mark), message: message, hint: hint))
         }
 
         mutating func read(defaultID: String, bases: [String: ProviderProfile]) -> ProviderProfile? {

@@ -86,15 +86,15 @@ enum UnusableInput: Equatable {
         let file = source.file
         switch self {
         case .binary(let offset):
-            return Diagnostic(code: "FS001", severity: .error, location: .start(of: file),
+            return Diagnostic(.binaryFile, severity: .error, location: .start(of: file),
                               message: "file is binary (NUL byte at offset \(offset)), not a Markdown spec",
                               hint: "flow specs are UTF-8 Markdown files; is this the right path?")
         case .invalidUTF8(let line, let column):
-            return Diagnostic(code: "FS002", severity: .error, location: SourceLocation(file: file, line: line, column: column),
+            return Diagnostic(.notUTF8, severity: .error, location: SourceLocation(file: file, line: line, column: column),
                               message: "file is not valid UTF-8",
                               hint: "save the file as UTF-8 (not Latin-1, Windows-1254 or UTF-16)")
         case .otherEncoding(let encoding):
-            return Diagnostic(code: "FS002", severity: .error, location: .start(of: file),
+            return Diagnostic(.notUTF8, severity: .error, location: .start(of: file),
                               message: "file is \(encoding), not UTF-8",
                               hint: "save the file as UTF-8 (in most editors: Save with Encoding → UTF-8)")
         }

@@ -29,9 +29,9 @@ public struct SpecParser: Sendable {
         case .success(let bytes):
             return parse(bytes: bytes, file: path)
         case .failure(let problem):
-            let code = problem.isTooLarge ? "FS004" : "FS003"
+            let code: DiagnosticCode = problem.isTooLarge ? .tooLarge : .unreadable
             return ParseResult(flow: nil, diagnostics: [
-                Diagnostic(code: code, severity: .error, location: .start(of: path), message: problem.message),
+                Diagnostic(code, severity: .error, location: .start(of: path), message: problem.message),
             ])
         }
     }
@@ -40,7 +40,7 @@ public struct SpecParser: Sendable {
         let source = SourceText(file: file, bytes: bytes)
         if bytes.count > maximumFileSize {
             return ParseResult(flow: nil, diagnostics: [
-                Diagnostic(code: "FS004", severity: .error, location: .start(of: file),
+                Diagnostic(.tooLarge, severity: .error, location: .start(of: file),
                            message: "file is \(bytes.count) bytes, over the \(maximumFileSize)-byte limit for a spec"),
             ])
         }
@@ -65,10 +65,10 @@ struct FlowBuilder {
     }
 
     private mutating func report(
-        _ code: String, _ severity: Severity = .error, at location: SourceLocation, _ message: String,
+        _ code: DiagnosticCode, _ severity: Severity = .error, at location: SourceLocation, _ message: String,
         hint: String? = nil, related: [RelatedLocation] = []
     ) {
-        diagnostics.append(Diagnostic(code: code, severity: severity, location: location, message: message, hint: hint, related: related))
+        diagnostics.append(Diagnostic(code, severity: severity, location: location, message: message, hint: hint, related: related))
     }
 
     mutating func build() -> ParseResult {
@@ -78,13 +78,13 @@ struct FlowBuilder {
         case .found(let found):
             block = found
         case .missing(let looksLegacy):
-            report("FS101", at: .start(of: file), "file has no front matter",
+            report(.frontMatterMissing, at: .start(of: file), "file has no front matter",
                    hint: looksLegacy
                        ? "this looks like a legacy document (fenced YAML header); convert it with `flowspec import \(file)`"
                        : "start the file with `---`, the YAML keys (id, title, actors…), and `---`")
             return ParseResult(flow: nil, diagnostics: diagnostics)
         case .unterminated(let line):
-            report("FS101", at: source.location(line: line, column: 1), "front matter is never closed",
+            report(.frontMatterMissing, at: source.location(line: line, column: 1), "front matter is never closed",
                    hint: "end the YAML with a line containing only `---`")
             return ParseResult(flow: nil, diagnostics: diagnostics)
         }
@@ -165,7 +165,7 @@ struct FlowBuilder {
                 }
                 if level <= 3, currentStep != nil, level == 3 {
                     // A level-3 heading inside the steps that is not `### N. Title`.
-                    report("FS206", .warning, at: source.location(line: line, byteColumn: node.startColumn),
+                    report(.malformedStepHeading, .warning, at: source.location(line: line, byteColumn: node.startColumn),
                            "heading '\(node.plainText)' in the steps is not a step heading",
                            hint: "steps are `### N. Title`; this heading and its text are kept as prose of step \(currentStep!.number)")
                     stepBlocks.append(node)
@@ -208,7 +208,7 @@ struct FlowBuilder {
             while end < scalars.count, ("0"..."9").contains(scalars[end]) { end += 1 }
             if end > index + 1, end < scalars.count, scalars[end] == "." || scalars[end] == ")" {
                 let written = String(String.UnicodeScalarView(scalars[index..<end]))
-                report("FS206", at: source.location(line: line, column: numberStart + 1), "step number \(written) is out of range",
+                report(.malformedStepHeading, at: source.location(line: line, column: numberStart + 1), "step number \(written) is out of range",
                        hint: "steps are numbered from 1: `### 1. What happens`")
                 return nil
             }
@@ -218,7 +218,7 @@ struct FlowBuilder {
         let digits = String(String.UnicodeScalarView(scalars[numberStart..<index]))
         let numberLocation = source.location(line: line, column: numberStart + 1)
         guard digits.count <= 6, let number = Int(digits), number > 0 else {
-            report("FS206", at: numberLocation, "step number \(digits) is out of range",
+            report(.malformedStepHeading, at: numberLocation, "step number \(digits) is out of range",
                    hint: "steps are numbered from 1")
             return nil
         }
@@ -226,7 +226,7 @@ struct FlowBuilder {
         let title = String(String.UnicodeScalarView(scalars[index...])).trimmingCharacters()
             .trimmingClosingHashes()
         if title.isEmpty {
-            report("FS206", .warning, at: numberLocation, "step \(number) has no title",
+            report(.malformedStepHeading, .warning, at: numberLocation, "step \(number) has no title",
                    hint: "write `### \(number). What happens`")
         }
         return Step(number: number, title: title, from: "", to: "",
@@ -243,7 +243,7 @@ struct FlowBuilder {
         for block in blocks {
             if block.type == "table", let rules = parseTokenTable(block, offset: offset) {
                 if flow.tokenRulesLocation != nil {
-                    report("FS502", at: source.location(line: block.startLine + offset, byteColumn: block.startColumn),
+                    report(.malformedTokenRules, at: source.location(line: block.startLine + offset, byteColumn: block.startColumn),
                            "a second token-rules table", hint: "keep all token rules in one table")
                 }
                 flow.tokenRules += rules
@@ -305,7 +305,7 @@ struct FlowBuilder {
                                                source: source)
                 if info == "http" {
                     if step.exchange != nil {
-                        report("FS401", at: content.fenceLocation, "step \(step.number) has a second http block",
+                        report(.malformedHTTP, at: content.fenceLocation, "step \(step.number) has a second http block",
                                hint: "a step sends one request; drive other branches with blocks nested in their alternates")
                         continue
                     }
@@ -320,7 +320,7 @@ struct FlowBuilder {
                             pendingExpect.append((step.number, content.fenceLocation, expectation))
                         }
                     } else if step.exchange?.expectation != nil {
-                        report("FS402", at: content.fenceLocation, "step \(step.number) has a second expect block")
+                        report(.malformedExpect, at: content.fenceLocation, "step \(step.number) has a second expect block")
                     } else {
                         step.exchange?.expectation = expectation
                     }
@@ -338,7 +338,7 @@ struct FlowBuilder {
             } else if step.exchange == nil {
                 let branchesSend = step.alternates.contains { $0.request != nil }
                 if !branchesSend {
-                    report("FS403", at: pending.location, "expect block in step \(step.number) has no http block to check",
+                    report(.expectWithoutHTTP, at: pending.location, "expect block in step \(step.number) has no http block to check",
                            hint: "add the request as a fenced `http` block in the same step")
                 }
             }
@@ -346,7 +346,7 @@ struct FlowBuilder {
         pendingExpect.removeAll { $0.step == step.number }
         pendingInvalidHTTP.remove(step.number)
         if step.actorsLocation == nil {
-            report("FS204", at: step.location, "step \(step.number) has no actors line",
+            report(.noActorsLine, at: step.location, "step \(step.number) has no actors line",
                    hint: "write `from → to` (actor ids) as the first line under the heading")
         }
         step.prose = markdownOf(proseBlocks, offset: offset)
@@ -399,12 +399,12 @@ struct FlowBuilder {
         for (item, arrow) in parsed {
             let itemLocation = source.location(line: item.startLine + offset, byteColumn: item.startColumn)
             guard let arrow else {
-                report("FS304", at: itemLocation, "list item in an alternates list has no target",
+                report(.malformedAlternate, at: itemLocation, "list item in an alternates list has no target",
                        hint: "end each alternate with `→ N` (a step) or `→ end: outcome`")
                 continue
             }
             guard let target = arrow.target else {
-                report("FS304", at: arrow.targetLocation, "'\(arrow.targetText)' is not a step number or `end: outcome`",
+                report(.malformedAlternate, at: arrow.targetLocation, "'\(arrow.targetText)' is not a step number or `end: outcome`",
                        hint: "write `→ 5` or `→ end: cancelled`")
                 continue
             }
@@ -500,7 +500,7 @@ struct FlowBuilder {
         guard headerCells.first == "rule" else { return nil }
         let tableLocation = source.location(line: table.startLine + offset, byteColumn: table.startColumn)
         guard let tokenColumn = headerCells.firstIndex(of: "token") else {
-            report("FS502", at: tableLocation, "the token-rules table has no 'Token' column",
+            report(.malformedTokenRules, at: tableLocation, "the token-rules table has no 'Token' column",
                    hint: "columns are `Rule | Token | Requirement`")
             return []
         }
@@ -514,7 +514,7 @@ struct FlowBuilder {
             let rowLocation = source.location(line: line, column: max(1, (source.column(of: "|", onLine: line) ?? 0) + 2))
             let id = cells.first ?? ""
             if id.isEmpty {
-                report("FS502", at: rowLocation, "token rule without a rule id", hint: "the first column names the rule (`signature`, `audience`…)")
+                report(.malformedTokenRules, at: rowLocation, "token rule without a rule id", hint: "the first column names the rule (`signature`, `audience`…)")
                 continue
             }
             let idLocation = source.location(line: line, column: source.column(of: id, onLine: line) ?? rowLocation.column)
@@ -528,14 +528,14 @@ struct FlowBuilder {
                 if let value = Int(number), value > 0, number.count <= 6 {
                     step = value
                 } else {
-                    report("FS503", at: stepLocation!, "'@ \(number)' does not name a step",
+                    report(.tokenRuleStep, at: stepLocation!, "'@ \(number)' does not name a step",
                            hint: "write the step that submits the token: `id_token @ 6`")
                 }
                 token = String(token[..<at]).trimmingCharacters()
             }
             if token.isEmpty { token = inheritedToken }
             if token.isEmpty {
-                report("FS502", at: idLocation, "token rule '\(id)' does not name a token", hint: "write `id_token @ 6` in the Token column")
+                report(.malformedTokenRules, at: idLocation, "token rule '\(id)' does not name a token", hint: "write `id_token @ 6` in the Token column")
             }
             inheritedStep = step
             inheritedToken = token

@@ -211,7 +211,7 @@ public struct SiteBuilder: Sendable {
             case .success(let read):
                 found[index] = Source(path: files[index], bytes: read.bytes, hash: read.hash, stat: stats[index] ?? "")
             case .failure(let error):
-                diagnostics.append(Diagnostic(code: "FS001", severity: .error, location: .start(of: files[index]), message: "cannot read the file: \(error)"))
+                diagnostics.append(Diagnostic(.binaryFile, severity: .error, location: .start(of: files[index]), message: "cannot read the file: \(error)"))
             }
         }
         let sources = found.compactMap { $0 }
@@ -584,7 +584,7 @@ public struct SiteBuilder: Sendable {
         DispatchQueue.concurrentPerform(iterations: sources.count) { index in
             let source = sources[index]
             guard let bytes = source.bytes ?? (try? FileSystem.read(source.path)) else {
-                slots.set(index, ParseResult(flow: nil, diagnostics: [Diagnostic(code: "FS001", severity: .error, location: .start(of: source.path), message: "cannot read the file")]))
+                slots.set(index, ParseResult(flow: nil, diagnostics: [Diagnostic(.binaryFile, severity: .error, location: .start(of: source.path), message: "cannot read the file")]))
                 return
             }
             slots.set(index, parser.parse(bytes: bytes, file: source.path))

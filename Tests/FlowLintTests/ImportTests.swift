@@ -89,11 +89,16 @@ import Testing
 
     @Test func everyDiagnosticCodeIsDocumented() throws {
         let doc = try String(contentsOf: packageRoot.appendingPathComponent("docs/flow-format.md"), encoding: .utf8)
-        for code in DiagnosticCatalog.titles.keys.sorted() {
-            #expect(doc.contains(code), "\(code) is not documented in docs/flow-format.md")
+        for code in DiagnosticCode.all {
+            // Its documentation anchor exists, on the row of its table.
+            #expect(doc.contains("| <a id=\"\(code.id.lowercased())\"></a>\(code.id) |"), "\(code) is not documented in docs/flow-format.md")
+            #expect(code.documentation == "docs/flow-format.md#\(code.id.lowercased())")
+            #expect(!code.title.isEmpty)
         }
+        #expect(Set(DiagnosticCode.all.map(\.id)).count == DiagnosticCode.all.count, "ids are unique")
+        #expect(DiagnosticCode.all.map(\.id) == DiagnosticCode.all.map(\.id).sorted(), "listed in id order")
         for code in Linter.ruleCodes {
-            #expect(DiagnosticCatalog.titles[code] != nil, "\(code) has no catalogue title")
+            #expect(DiagnosticCode.named(code.id) == code, "\(code) is not in DiagnosticCode.all")
         }
     }
 }

@@ -5,10 +5,10 @@ import Testing
 
 @Suite struct OutputTests {
     let diagnostics = [
-        Diagnostic(code: "FS202", severity: .error, location: SourceLocation(file: "f.md", line: 3, column: 5),
+        Diagnostic(.duplicateStep, severity: .error, location: SourceLocation(file: "f.md", line: 3, column: 5),
                    message: "step 12 is defined twice", hint: "renumber",
                    related: [RelatedLocation(location: SourceLocation(file: "f.md", line: 2, column: 5), message: "first here")]),
-        Diagnostic(code: "FS103", severity: .warning, location: SourceLocation(file: "f.md", line: 1, column: 3), message: "unknown key"),
+        Diagnostic(.unknownKey, severity: .warning, location: SourceLocation(file: "f.md", line: 1, column: 3), message: "unknown key"),
     ]
 
     @Test func textIsCompilerStyleWithACaretUnderTheColumn() {

@@ -6,7 +6,7 @@ import Foundation
 /// among the steps it may reach next, could not tell which one the client meant. Said at spec
 /// time instead of a guess at run time.
 struct AmbiguityRule: FlowRule {
-    static let codes = ["FS409"]
+    static let codes: [DiagnosticCode] = [.ambiguousRequest]
 
     func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
         let flow = context.flow
@@ -29,7 +29,7 @@ struct AmbiguityRule: FlowRule {
                         Self.answer(a.expectation) != Self.answer(b.expectation), reported.insert([first, second]).inserted
                     else { continue }
                     diagnostics.append(.warning(
-                        "FS409", b.request.location,
+                        .ambiguousRequest, b.request.location,
                         "steps \(first) and \(second) can both come next \(point.description) with the same request (\(b.request.method.uppercased()) \(b.request.path)) but expect different answers: the mock backend cannot tell which one a client means",
                         hint: "make the requests differ (a path, a field, a header value), or let one step follow the other",
                         related: [RelatedLocation(location: a.request.location, message: "step \(first)'s request")]))

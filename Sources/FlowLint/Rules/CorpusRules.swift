@@ -2,13 +2,13 @@ import FlowModel
 
 /// FS603 two specs share an id.
 struct UniqueIDsRule: CorpusRule {
-    static let codes = ["FS603"]
+    static let codes: [DiagnosticCode] = [.duplicateFlowID]
 
     func check(_ flows: [Flow], into diagnostics: inout [Diagnostic]) {
         var first: [String: Flow] = [:]
         for flow in flows where !flow.id.isEmpty {
             if let earlier = first[flow.id] {
-                diagnostics.append(.error("FS603", flow.keyLocations["id"] ?? flow.location,
+                diagnostics.append(.error(.duplicateFlowID, flow.keyLocations["id"] ?? flow.location,
                                           "flow id '\(flow.id)' is already used by \(earlier.file)",
                                           hint: "ids are unique: they name pages and report entries",
                                           related: [RelatedLocation(location: earlier.keyLocations["id"] ?? earlier.location, message: "first used here")]))
@@ -22,7 +22,7 @@ struct UniqueIDsRule: CorpusRule {
 /// FS601 `translation-of` names a flow that is not among the specs; FS602 a translation whose
 /// step structure (numbers, actors, transitions, exchanges) differs from the flow it translates.
 struct TranslationRule: CorpusRule {
-    static let codes = ["FS601", "FS602"]
+    static let codes: [DiagnosticCode] = [.unknownOriginal, .translationStructure]
 
     func check(_ flows: [Flow], into diagnostics: inout [Diagnostic]) {
         var byID: [String: Flow] = [:]
@@ -31,7 +31,7 @@ struct TranslationRule: CorpusRule {
             guard let originalID = translation.translationOf else { continue }
             let keyLocation = translation.keyLocations["translation-of"] ?? translation.location
             guard let original = byID[originalID], original.file != translation.file else {
-                diagnostics.append(.error("FS601", keyLocation, "translation-of '\(originalID)': no such flow among the specs",
+                diagnostics.append(.error(.unknownOriginal, keyLocation, "translation-of '\(originalID)': no such flow among the specs",
                                           hint: suggestion(for: originalID, among: Array(byID.keys)).map { "did you mean '\($0)'?" }
                                               ?? "lint the original together with its translation"))
                 continue
@@ -44,7 +44,7 @@ struct TranslationRule: CorpusRule {
         let originalSteps = Dictionary(original.steps.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         let translatedNumbers = Set(translation.steps.map(\.number))
         func differ(_ location: SourceLocation, _ message: String, _ related: SourceLocation) {
-            diagnostics.append(.error("FS602", location, message,
+            diagnostics.append(.error(.translationStructure, location, message,
                                       hint: "a translation changes words only: step numbers, actors, transitions and requests stay as in \(original.file)",
                                       related: [RelatedLocation(location: related, message: "in the original")]))
         }

@@ -5,7 +5,7 @@ import FlowModel
 /// labels. `U+202E evil` displays as "live" (Trojan Source, CVE-2021-42574); a zero-width
 /// space makes two ids look the same. The site shows such characters as `⟦U+202E⟧`.
 struct InvisibleTextRule: FlowRule {
-    static let codes = ["FS108"]
+    static let codes: [DiagnosticCode] = [.invisibleText]
 
     func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
         let flow = context.flow
@@ -14,7 +14,7 @@ struct InvisibleTextRule: FlowRule {
             guard let first = found.first else { return }
             let names = Array(Set(found.map(Self.describe))).sorted().joined(separator: ", ")
             diagnostics.append(.warning(
-                "FS108", location ?? flow.location,
+                .invisibleText, location ?? flow.location,
                 "\(what) holds \(names): it reorders or hides what a reader sees",
                 hint: first.value >= 0x202A && first.value <= 0x2069
                     ? "remove it; a bidirectional override makes text read differently from what it is (Trojan Source, CVE-2021-42574)"

@@ -6,7 +6,7 @@ import FlowModel
 /// revocation endpoint, a claim it never issues); FS805 the profile needs a variable
 /// (`{{tenant_id}}`) that the flow does not declare and the profile gives no default for.
 struct ProviderRule: FlowRule {
-    static let codes = ["FS802", "FS803", "FS804", "FS805"]
+    static let codes: [DiagnosticCode] = [.unknownProvider, .providerNotNamed, .providerCannotExpress, .providerVariableMissing]
 
     /// OpenID Connect's standard and registered ID-token claims (Core §2, §5.1), so a
     /// requirement naming one the provider never issues is caught.
@@ -20,7 +20,7 @@ struct ProviderRule: FlowRule {
         let flow = context.flow
         guard let name = flow.provider else {
             if let rule = flow.tokenRules.first {
-                diagnostics.append(.error("FS803", flow.tokenRulesLocation ?? rule.location,
+                diagnostics.append(.error(.providerNotNamed, flow.tokenRulesLocation ?? rule.location,
                                           "token rules need an identity provider, but the front matter names none",
                                           hint: "add `provider: \(context.providers.ids.joined(separator: "|"))` (or your own NAME.provider.yml)"))
             }
@@ -28,7 +28,7 @@ struct ProviderRule: FlowRule {
                 (step.exchange.map { [$0.request] } ?? []) + step.alternates.compactMap(\.request)
             }.flatMap(\.references)
             if let use = references.first(where: { $0.name.hasPrefix("provider.") }) {
-                diagnostics.append(.error("FS803", use.location, "{{\(use.name)}} comes from the identity provider, but the front matter names none",
+                diagnostics.append(.error(.providerNotNamed, use.location, "{{\(use.name)}} comes from the identity provider, but the front matter names none",
                                           hint: "add `provider: …` to the front matter"))
             }
             return
@@ -37,30 +37,30 @@ struct ProviderRule: FlowRule {
         guard let profile = context.providers.profile(name) else {
             let hint = suggestion(for: name, among: context.providers.ids).map { "did you mean '\($0)'?" }
                 ?? "known providers: \(context.providers.ids.joined(separator: ", ")); a project adds its own as NAME.provider.yml next to the specs"
-            diagnostics.append(.error("FS802", at, "unknown provider '\(name)'", hint: hint))
+            diagnostics.append(.error(.unknownProvider, at, "unknown provider '\(name)'", hint: hint))
             return
         }
         let declared = Set(flow.variables.map(\.name))
         for variable in profile.templateVariables where !declared.contains(variable) && profile.defaults[variable] == nil {
-            diagnostics.append(.error("FS805", at, "provider '\(name)' needs the variable '\(variable)' (its issuer or paths use {{\(variable)}})",
+            diagnostics.append(.error(.providerVariableMissing, at, "provider '\(name)' needs the variable '\(variable)' (its issuer or paths use {{\(variable)}})",
                                       hint: "declare it under `variables:`"))
         }
         for rule in flow.tokenRules {
             let aboutNotifications = rule.kind == .notifications || rule.token.lowercased().contains("notification")
             if aboutNotifications, !profile.notifications {
-                diagnostics.append(.error("FS804", rule.location, "\(profile.name) sends no server-to-server notifications: rule '\(rule.id)' cannot be checked",
+                diagnostics.append(.error(.providerCannotExpress, rule.location, "\(profile.name) sends no server-to-server notifications: rule '\(rule.id)' cannot be checked",
                                           hint: "remove the row, or use a provider profile with `notifications: true`"))
                 continue
             }
             if rule.kind == .revocation, profile.endpoints.revocation == nil {
-                diagnostics.append(.error("FS804", rule.location, "\(profile.name) has no revocation endpoint: rule '\(rule.id)' cannot be checked",
+                diagnostics.append(.error(.providerCannotExpress, rule.location, "\(profile.name) has no revocation endpoint: rule '\(rule.id)' cannot be checked",
                                           hint: "remove the row, or give the profile `endpoints: { revocation: /… }`"))
                 continue
             }
             if aboutNotifications { continue }
             for claim in Self.claimNames(in: rule.requirement) where Self.knownClaims.contains(claim) || otherProfilesIssue(claim, context) {
                 if !profile.issues(claim: claim) {
-                    diagnostics.append(.error("FS804", rule.location, "\(profile.name) never issues the claim '\(claim)' named in rule '\(rule.id)'",
+                    diagnostics.append(.error(.providerCannotExpress, rule.location, "\(profile.name) never issues the claim '\(claim)' named in rule '\(rule.id)'",
                                               hint: "claims of \(profile.id): \(profile.claims.map(\.name).joined(separator: ", "))"))
                 }
             }

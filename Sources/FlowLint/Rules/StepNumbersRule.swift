@@ -3,12 +3,12 @@ import FlowModel
 /// FS201 no steps; FS202 duplicate step numbers (reported at the second one); FS203 numbers
 /// that do not run 1, 2, 3… in document order.
 struct StepNumbersRule: FlowRule {
-    static let codes = ["FS201", "FS202", "FS203"]
+    static let codes: [DiagnosticCode] = [.noSteps, .duplicateStep, .stepGap]
 
     func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
         let steps = context.flow.steps
         guard !steps.isEmpty else {
-            diagnostics.append(.error("FS201", context.flow.location, "flow '\(context.flow.id)' has no steps",
+            diagnostics.append(.error(.noSteps, context.flow.location, "flow '\(context.flow.id)' has no steps",
                                       hint: "add a section with `### 1. Title` headings, one per step"))
             return
         }
@@ -17,7 +17,7 @@ struct StepNumbersRule: FlowRule {
         for step in steps {
             if let first = firstByNumber[step.number] {
                 diagnostics.append(.error(
-                    "FS202", step.numberLocation, "step \(step.number) is defined twice",
+                    .duplicateStep, step.numberLocation, "step \(step.number) is defined twice",
                     hint: "renumber this step (and the ones after it); step numbers are the states of the flow",
                     related: [RelatedLocation(location: first.numberLocation, message: "step \(step.number) is first defined here")]))
                 continue
@@ -33,7 +33,7 @@ struct StepNumbersRule: FlowRule {
                 } else {
                     message = "step \(step.number) comes after step \(expected - 1)"
                 }
-                diagnostics.append(.error("FS203", step.numberLocation, message,
+                diagnostics.append(.error(.stepGap, step.numberLocation, message,
                                           hint: "number steps 1, 2, 3… in document order"))
             }
             expected = max(expected, step.number + 1)

@@ -3,7 +3,7 @@ import FlowModel
 /// FS501 unknown token rule id; FS503 a rule names a step that does not exist or sends no
 /// request; FS504 a rule names no step at all.
 struct TokenRulesRule: FlowRule {
-    static let codes = ["FS501", "FS503", "FS504"]
+    static let codes: [DiagnosticCode] = [.unknownTokenRule, .tokenRuleStep, .tokenRuleWithoutStep]
 
     func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
         let flow = context.flow
@@ -13,26 +13,26 @@ struct TokenRulesRule: FlowRule {
             if rule.kind == nil {
                 let hint = suggestion(for: rule.id, among: known).map { "did you mean '\($0)'?" }
                     ?? "known rules: \(known.joined(separator: ", "))"
-                diagnostics.append(.error("FS501", rule.location, "unknown token rule '\(rule.id)'", hint: hint))
+                diagnostics.append(.error(.unknownTokenRule, rule.location, "unknown token rule '\(rule.id)'", hint: hint))
             }
             guard let number = rule.step else {
                 // Rows inherit the step of the row above: say it once, at the first row lacking one.
                 guard !reportedMissingStep else { continue }
                 reportedMissingStep = true
-                diagnostics.append(.error("FS504", rule.location, "token rule '\(rule.id)' does not say which step submits the token",
+                diagnostics.append(.error(.tokenRuleWithoutStep, rule.location, "token rule '\(rule.id)' does not say which step submits the token",
                                           hint: "write the step in the Token column of the first row: `\(rule.token.isEmpty ? "id_token" : rule.token) @ 6`"))
                 continue
             }
             // An inherited step is judged where it was written.
             guard rule.stepLocation != nil else { continue }
             guard let step = flow.step(number) else {
-                diagnostics.append(.error("FS503", rule.stepLocation ?? rule.location,
+                diagnostics.append(.error(.tokenRuleStep, rule.stepLocation ?? rule.location,
                                           "token rule '\(rule.id)' names step \(number), which does not exist"))
                 continue
             }
             let sends = step.exchange != nil || step.alternates.contains { $0.request != nil }
             if !sends {
-                diagnostics.append(.error("FS503", rule.stepLocation ?? rule.location,
+                diagnostics.append(.error(.tokenRuleStep, rule.stepLocation ?? rule.location,
                                           "token rule '\(rule.id)' names step \(number), which sends no request",
                                           hint: "name the step whose http block carries the \(rule.token)"))
             }

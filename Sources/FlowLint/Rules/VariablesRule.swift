@@ -3,7 +3,7 @@ import FlowModel
 /// FS404 a `{{name}}` used before any earlier step captures it and not declared; FS405 an
 /// unknown `provider.*` value.
 struct VariablesRule: FlowRule {
-    static let codes = ["FS404", "FS405"]
+    static let codes: [DiagnosticCode] = [.placeholderTooEarly, .unknownProviderValue]
 
     func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
         let flow = context.flow
@@ -33,7 +33,7 @@ struct VariablesRule: FlowRule {
                     if VariableReference.providerValues[name] == nil {
                         let hint = suggestion(for: name, among: knownProvider).map { "did you mean '{{\($0)}}'?" }
                             ?? "provider values: \(knownProvider.joined(separator: ", "))"
-                        diagnostics.append(.error("FS405", reference.location, "'{{\(name)}}' is not a value the mock provider supplies", hint: hint))
+                        diagnostics.append(.error(.unknownProviderValue, reference.location, "'{{\(name)}}' is not a value the mock provider supplies", hint: hint))
                     }
                     continue
                 }
@@ -49,7 +49,7 @@ struct VariablesRule: FlowRule {
                 } else {
                     hint = "declare it under `variables:` or capture it in an earlier step's `expect` block"
                 }
-                diagnostics.append(.error("FS404", reference.location,
+                diagnostics.append(.error(.placeholderTooEarly, reference.location,
                                           "'{{\(name)}}' is used in step \(step.number) before any step captures or declares it",
                                           hint: hint))
             }
