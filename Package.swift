@@ -19,6 +19,7 @@ let package = Package(
         // Already in the graph through Hummingbird; declared because FlowMocks imports HTTPTypes.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // C libraries from Debian: libcmark-gfm-dev + libcmark-gfm-extensions-dev, libssl-dev.
@@ -94,6 +95,7 @@ let package = Package(
             dependencies: [
                 "FlowModel", "FlowParser", "FlowLint", "FlowExport", "FlowSite", "FlowServe", "FlowMocks", "FlowCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(name: "flowspec", dependencies: ["FlowCLI"]),

@@ -4,6 +4,7 @@ import FlowMocks
 import FlowModel
 import FlowParser
 import Foundation
+import UnixSignals
 
 struct MockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -78,7 +79,11 @@ struct MockCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let code = await MockCLI.execute(self, write: { Terminal.write($0) }, until: MockCLI.interruption)
+        // Trapped before the servers start, so a signal during start-up is not lost.
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let code = await MockCLI.execute(self, write: { Terminal.write($0) }, until: {
+            for await _ in signals { return }
+        })
         if code != 0 { throw ExitCode(code) }
     }
 }
@@ -86,6 +91,14 @@ struct MockCommand: AsyncParsableCommand {
 /// The library side of `flowspec mock`: starts the servers, prints where they are, logs the
 /// providers' requests (secrets elided) until `until` returns, then stops cleanly.
 enum MockCLI {
+    /// What is running: the servers, how to stop them, and the lines that say where they are.
+    struct Started {
+        var providers: [MockProvider] = []
+        var backend: MockBackend?
+        var stops: [@Sendable () async -> Void] = []
+        var lines: [String] = []
+    }
+
     static func execute(_ command: MockCommand, write: @escaping @Sendable (String) -> Void, until: @escaping @Sendable () async -> Void) async -> Int32 {
         let registrations: [ClientRegistration]
         do {
@@ -95,94 +108,110 @@ enum MockCLI {
             return CommandExit.badInput
         }
         let paths = command.paths.isEmpty ? ["flows"] : command.paths
-        var providers: [MockProvider] = []
-        var backend: MockBackend?
-        var stops: [@Sendable () async -> Void] = []
-        var lines: [String] = []
-        if command.backend {
-            let run = Linter().lint(paths: paths)
-            if run.hasErrors || run.flows.isEmpty {
-                write(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false))
-                write("error: \(run.flows.isEmpty ? "no flow specs found" : "the specs have lint errors (flowspec lint)")\n")
-                return CommandExit.badInput
-            }
-            let mocks: EmbeddedMocks
-            do {
-                mocks = try await EmbeddedMocks.start(
-                    flows: run.flows, providers: run.providers, defects: Set(command.defects.compactMap(Defect.init(name:))),
-                    host: command.address.providerHost, providerPort: command.port, backendPort: command.backendPort)
-            } catch {
-                write("error: the mock servers could not start: \(error)\n")
-                return CommandExit.unreachable
-            }
-            providers = mocks.providers
-            backend = mocks.backend
-            for provider in providers {
-                for registration in registrations where registration.applies(to: provider.profile.id) { await provider.addRegistration(registration) }
-            }
-            stops.append { await mocks.stop() }
-            for (index, provider) in providers.enumerated() { lines += await providerLines(provider, listening: mocks.providerURLs[index]) }
-            lines.append("mock backend (derived from \(run.flows.count) flow\(run.flows.count == 1 ? "" : "s")): \(mocks.backendURL.absoluteString)")
-            for route in mocks.backend.routeDescriptions { lines.append("  \(route)") }
-            for registration in mocks.registrations { lines.append("  its client registration: \(registration)") }
-            if !command.defects.isEmpty { lines.append("  defects: \(command.defects.joined(separator: ", "))") }
-        } else {
-            let catalog = ProviderCatalog.load(paths: paths.filter { FileManager.default.fileExists(atPath: $0) })
-            if !catalog.diagnostics.isEmpty {
-                write(DiagnosticPrinter.text(catalog.diagnostics, color: false))
-            }
-            guard let profile = catalog.profile(command.provider) else {
-                write("error: unknown provider '\(command.provider)' (known: \(catalog.ids.joined(separator: ", ")))\n")
-                return CommandExit.badInput
-            }
-            let provider = MockProvider(profile: profile.resolved(variables: [:]), registrations: registrations)
-            let url: URL
-            do {
-                url = try await provider.start(host: command.address.providerHost, port: command.port, advertised: command.address.advertisedURL)
-            } catch {
-                write("error: the mock provider could not start on \(command.address.providerHost):\(command.port): \(error)\n")
-                return CommandExit.unreachable
-            }
-            providers = [provider]
-            stops.append { await provider.stop() }
-            lines += await providerLines(provider, listening: url)
+        let outcome = command.backend
+            ? await startEmbedded(command, paths: paths, registrations: registrations, write: write)
+            : await startProvider(command, paths: paths, registrations: registrations, write: write)
+        var started: Started
+        switch outcome {
+        case .success(let running): started = running
+        case .failure(let failure): return failure.code
         }
         if registrations.isEmpty && !command.backend {
-            lines.append("warning: no client registration (--registration, or the Apple --client-id flags): every client authentication will be refused as unknown-client")
+            started.lines.append("warning: no client registration (--registration, or the Apple --client-id flags): every client authentication will be refused as unknown-client")
         } else if !registrations.isEmpty {
-            lines.append("registered clients: \(registrations.map(\.description).joined(separator: "; "))")
+            started.lines.append("registered clients: \(registrations.map(\.description).joined(separator: "; "))")
         }
-        lines.append("Ctrl-C stops.")
-        write(lines.joined(separator: "\n") + "\n")
-
-        let logged = providers
-        let loggedBackend = backend
-        let logger = Task {
-            var seen = Array(repeating: 0, count: logged.count)
-            var backendSeen = 0
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(200))
-                if let loggedBackend {
-                    let records = await loggedBackend.records()
-                    let fresh = records.filter { $0.sequence > backendSeen }
-                    if !command.quiet { for record in fresh { write(describe(record) + "\n") } }
-                    backendSeen = records.last?.sequence ?? backendSeen
-                }
-                for (index, provider) in logged.enumerated() {
-                    let records = await provider.records()
-                    if !command.quiet {
-                        for record in records.dropFirst(seen[index]) { write((logged.count > 1 ? "[\(provider.profile.id)] " : "") + describe(record) + "\n") }
-                    }
-                    seen[index] = records.count
-                }
-            }
-        }
+        started.lines.append("Ctrl-C stops.")
+        write(started.lines.joined(separator: "\n") + "\n")
+        let logger = Task { [started] in await log(started, quiet: command.quiet, write: write) }
         await until()
         logger.cancel()
         _ = await logger.result
-        for stop in stops { await stop() }
+        for stop in started.stops { await stop() }
         write("stopped\n")
         return CommandExit.passed
+    }
+
+    /// Why the servers did not start: the exit status (the message is already written).
+    struct StartFailure: Error {
+        var code: Int32
+    }
+
+    /// `--backend`: the embedded mock backend for the specs, and the providers they name.
+    private static func startEmbedded(
+        _ command: MockCommand, paths: [String], registrations: [ClientRegistration], write: @Sendable (String) -> Void
+    ) async -> Result<Started, StartFailure> {
+        let run = Linter().lint(paths: paths)
+        if run.hasErrors || run.flows.isEmpty {
+            write(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false))
+            write("error: \(run.flows.isEmpty ? "no flow specs found" : "the specs have lint errors (flowspec lint)")\n")
+            return .failure(StartFailure(code: CommandExit.badInput))
+        }
+        let mocks: EmbeddedMocks
+        do {
+            mocks = try await EmbeddedMocks.start(
+                flows: run.flows, providers: run.providers, defects: Set(command.defects.compactMap(Defect.init(name:))),
+                host: command.address.providerHost, providerPort: command.port, backendPort: command.backendPort)
+        } catch {
+            write("error: the mock servers could not start: \(error)\n")
+            return .failure(StartFailure(code: CommandExit.unreachable))
+        }
+        var started = Started(providers: mocks.providers, backend: mocks.backend, stops: [{ await mocks.stop() }])
+        for provider in mocks.providers {
+            for registration in registrations where registration.applies(to: provider.profile.id) { await provider.addRegistration(registration) }
+        }
+        for (index, provider) in mocks.providers.enumerated() { started.lines += await providerLines(provider, listening: mocks.providerURLs[index]) }
+        started.lines.append("mock backend (derived from \(run.flows.count) flow\(run.flows.count == 1 ? "" : "s")): \(mocks.backendURL.absoluteString)")
+        for route in mocks.backend.routeDescriptions { started.lines.append("  \(route)") }
+        for registration in mocks.registrations { started.lines.append("  its client registration: \(registration)") }
+        if !command.defects.isEmpty { started.lines.append("  defects: \(command.defects.joined(separator: ", "))") }
+        return .success(started)
+    }
+
+    /// One provider, by profile id, with the registrations given.
+    private static func startProvider(
+        _ command: MockCommand, paths: [String], registrations: [ClientRegistration], write: @Sendable (String) -> Void
+    ) async -> Result<Started, StartFailure> {
+        let catalog = ProviderCatalog.load(paths: paths.filter { FileManager.default.fileExists(atPath: $0) })
+        if !catalog.diagnostics.isEmpty {
+            write(DiagnosticPrinter.text(catalog.diagnostics, color: false))
+        }
+        guard let profile = catalog.profile(command.provider) else {
+            write("error: unknown provider '\(command.provider)' (known: \(catalog.ids.joined(separator: ", ")))\n")
+            return .failure(StartFailure(code: CommandExit.badInput))
+        }
+        let provider = MockProvider(profile: profile.resolved(variables: [:]), registrations: registrations)
+        let url: URL
+        do {
+            url = try await provider.start(host: command.address.providerHost, port: command.port, advertised: command.address.advertisedURL)
+        } catch {
+            write("error: the mock provider could not start on \(command.address.providerHost):\(command.port): \(error)\n")
+            return .failure(StartFailure(code: CommandExit.unreachable))
+        }
+        return .success(Started(providers: [provider], stops: [{ await provider.stop() }], lines: await providerLines(provider, listening: url)))
+    }
+
+    /// Writes each new request the servers record, every 200 ms, until cancelled.
+    private static func log(_ started: Started, quiet: Bool, write: @Sendable (String) -> Void) async {
+        var seen = Array(repeating: 0, count: started.providers.count)
+        var backendSeen = 0
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(200))
+            if let backend = started.backend {
+                let records = await backend.records()
+                let fresh = records.filter { $0.sequence > backendSeen }
+                if !quiet { for record in fresh { write(describe(record) + "\n") } }
+                backendSeen = records.last?.sequence ?? backendSeen
+            }
+            for (index, provider) in started.providers.enumerated() {
+                let records = await provider.records()
+                if !quiet {
+                    let prefix = started.providers.count > 1 ? "[\(provider.profile.id)] " : ""
+                    for record in records.dropFirst(seen[index]) { write(prefix + describe(record) + "\n") }
+                }
+                seen[index] = records.count
+            }
+        }
     }
 
     static func providerLines(_ provider: MockProvider, listening: URL) async -> [String] {
@@ -228,42 +257,5 @@ enum MockCLI {
         }
         if record.endpoint == .attackerJWKS || record.endpoint == .attackerX5U { parts.append("(the backend followed a jku/x5u header!)") }
         return parts.joined(separator: " ")
-    }
-
-    /// Returns when the process gets SIGINT (Ctrl-C) or SIGTERM.
-    @Sendable static func interruption() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = Once()
-            var sources: [DispatchSourceSignal] = []
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    if once.claim() { continuation.resume() }
-                }
-                source.resume()
-                sources.append(source)
-            }
-            SignalSources.keep(sources)
-        }
-    }
-
-    private final class Once: Sendable {
-        private let done = Locked(false)
-        func claim() -> Bool {
-            done.withLock { done in
-                if done { return false }
-                done = true
-                return true
-            }
-        }
-    }
-
-    /// Keeps signal sources alive for the life of the process.
-    private enum SignalSources {
-        // nonisolated(unsafe): DispatchSourceSignal is not Sendable; the array is appended once,
-        // from the one task that waits for the signal, and never read.
-        nonisolated(unsafe) static var all: [DispatchSourceSignal] = []
-        static func keep(_ sources: [DispatchSourceSignal]) { all += sources }
     }
 }

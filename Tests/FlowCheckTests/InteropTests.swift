@@ -160,6 +160,7 @@ extension CheckServers {
 }
 
 /// A Python backend started for a test: waits for its `listening on URL` line, stops on SIGTERM.
+// @unchecked: Process is not Sendable; the handle is only read (url) and terminated once.
 final class PythonBackend: @unchecked Sendable {
     let process: Process
     let url: String

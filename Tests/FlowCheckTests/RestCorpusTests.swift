@@ -3,6 +3,7 @@ import FlowCheck
 import FlowMocks
 import FlowModel
 import Foundation
+import Synchronization
 import Testing
 
 /// Nine REST specs that are not about sign-in (Fixtures/rest-corpus: CRUD with conflicts,
@@ -83,11 +84,10 @@ extension CheckServers {
 /// `flowspec mock --backend SPEC` serves one spec's backend alone for front-end work, with a
 /// log line per request naming the step that answered and the client, text escaped.
 @Suite struct MockBackendLogTests {
-    final class Lines: @unchecked Sendable {
-        private let lock = NSLock()
-        private var text = ""
-        func append(_ more: String) { lock.withLock { text += more } }
-        var value: String { lock.withLock { text } }
+    final class Lines: Sendable {
+        private let text = Mutex("")
+        func append(_ more: String) { text.withLock { $0 += more } }
+        var value: String { text.withLock { $0 } }
     }
 
     @Test func logNamesTheAnsweringStepAndTheClient() async throws {

@@ -2,6 +2,7 @@ import FlowCheck
 import FlowLint
 import FlowModel
 import Foundation
+import Synchronization
 @_exported import TestSupport
 
 enum Fixtures {
@@ -41,10 +42,9 @@ enum Fixtures {
 }
 
 /// Captures console output for assertions.
-final class CapturedOutput: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer = ""
-    var text: String { lock.withLock { buffer } }
-    lazy var console: Console = Console(isTTY: false) { [self] text in lock.withLock { buffer += text } }
+final class CapturedOutput: Sendable {
+    private let buffer = Mutex("")
+    var text: String { buffer.withLock { $0 } }
+    var console: Console { Console(isTTY: false) { [self] text in buffer.withLock { $0 += text } } }
 }
 

@@ -6,6 +6,7 @@ import Glibc
 /// A tiny HTTP/1.1 server on 127.0.0.1 (port 0) that misbehaves on purpose: it answers every
 /// request the same scripted way. Raw sockets, so it can do what no framework would (reset,
 /// hang, lie about lengths). Stops when `stop()` is called; tests always call it.
+// @unchecked: a blocking socket server on its own thread; its mutable state is behind `lock`.
 final class HostileServer: @unchecked Sendable {
     enum Behaviour: Sendable {
         /// Send these bytes verbatim, then close.
