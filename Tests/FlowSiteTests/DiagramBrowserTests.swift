@@ -145,6 +145,26 @@ struct DiagramBrowserTests {
         }
     }
 
+    /// Printed (`--print-to-pdf`, Letter portrait by default), the sequence diagram gets
+    /// landscape pages of its own, so it is drawn at the full page width (~980 px instead of
+    /// ~740 px: text ~10 px instead of ~7 px); the rest of the page stays portrait.
+    @Test func printPutsTheSequenceDiagramOnLandscapePages() throws {
+        let scratch = try Scratch()
+        let flows = try BrowserTests.buildRepositorySite(into: scratch.out)
+        let flow = try #require(flows.first { $0.lang == "tr" })
+        let pdf = scratch.root + "/page.pdf"
+        let run = try BrowserTests.run(["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + scratch.out + "/flows/\(flow.id).html"])
+        let data = try #require(FileManager.default.contents(atPath: pdf), "no PDF: \(run.stderr.suffix(1500))")
+        let text = String(decoding: data, as: UTF8.self)
+        let pattern = try NSRegularExpression(pattern: "/MediaBox\\s*\\[\\s*0 0 ([0-9.]+) ([0-9.]+)\\s*\\]")
+        let pages = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).map { match in
+            (Double(text[Range(match.range(at: 1), in: text)!]) ?? 0, Double(text[Range(match.range(at: 2), in: text)!]) ?? 0)
+        }
+        #expect(pages.count > 2)
+        #expect(pages.first.map { $0.0 < $0.1 } == true, "the page starts in portrait")
+        #expect(pages.contains { $0.0 > $0.1 }, "no landscape page in \(pages)")
+    }
+
     @Test func screenshotsOfTheDiagrams() throws {
         let scratch = try Scratch()
         let flows = try BrowserTests.buildRepositorySite(into: scratch.out)
