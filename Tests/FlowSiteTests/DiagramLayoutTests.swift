@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import FlowLint
 import Testing
 @testable import FlowSite
 
@@ -179,6 +180,18 @@ struct DiagramLayoutTests {
                 let problems = try Self.problems(svg)
                 #expect(problems.isEmpty, "\(flow.id) \(kind) diagram:\n\(problems.joined(separator: "\n"))")
             }
+        }
+    }
+
+    /// The test suite's sample flow (a self-loop, a loop back, branches to outcomes, a response)
+    /// passes the same checks.
+    @Test func sampleFlowsDiagramsKeepTheirLabelsApartAndInsideTheirFrames() throws {
+        let run = Linter().lint(sources: [(file: "flows/sample.md", text: sampleSpec())])
+        let flow = try #require(run.flows.first)
+        let labels = try Theme.load(overrideDirectory: nil).labels(for: "en")
+        for svg in [SequenceDiagram(flow: flow, labels: labels, failingSteps: [4]).render(), StateDiagram(flow: flow, labels: labels).render()] {
+            let problems = try Self.problems(svg)
+            #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         }
     }
 
