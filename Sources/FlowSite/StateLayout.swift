@@ -19,7 +19,13 @@ struct StateLayout {
     private(set) var width = 0
     private(set) var height = 0
     let startY = 18
-    private var leftTargets: [Target] = []
+    /// Lane of each target of a jump on the left, in first-use order.
+    private var leftLanes: [Target: Int] = [:]
+    /// Edge indices by source state, position of each state in its layer, lane of each outcome:
+    /// looked up per state and per edge, so the layout stays linear in the flow's size.
+    private var edgesFrom: [Int: [Int]] = [:]
+    private var positionInLayer: [Int: Int] = [:]
+    private var outcomeLane: [Outcome: Int] = [:]
     private var leftMargin = 24
     private var mainWidth = 0
     private var rightLanesX = 0
@@ -57,7 +63,10 @@ struct StateLayout {
             }
         }
         layers = [[Int]](repeating: [], count: (nodes.values.map(\.layer).max() ?? 0) + 1)
-        for number in machine.states { layers[nodes[number]!.layer].append(number) }
+        for number in machine.states {
+            positionInLayer[number] = layers[nodes[number]!.layer].count
+            layers[nodes[number]!.layer].append(number)
+        }
     }
 
     private func isRightmost(_ number: Int) -> Bool {
@@ -73,7 +82,10 @@ struct StateLayout {
             let route: StateDiagram.Route
             switch transition.target {
             case .end(let outcome):
-                if !outcomeOrder.contains(outcome) { outcomeOrder.append(outcome) }
+                if outcomeLane[outcome] == nil {
+                    outcomeLane[outcome] = outcomeOrder.count
+                    outcomeOrder.append(outcome)
+                }
                 route = isRightmost(transition.from) ? .outcome : .outcomeBelow
             case .step(let target):
                 guard let targetNode = nodes[target], let sourceNode = nodes[transition.from] else { continue }
@@ -85,6 +97,7 @@ struct StateLayout {
                     route = .left
                 }
             }
+            edgesFrom[transition.from, default: []].append(edges.count)
             edges.append(Edge(transition: transition, route: route, lines: lines, width: width))
         }
     }
@@ -94,8 +107,9 @@ struct StateLayout {
     private mutating func sizeNodes() {
         for number in machine.states {
             var node = nodes[number]!
-            let right = edges.indices.filter { edges[$0].transition.from == number && (edges[$0].route == .outcome || edges[$0].route == .selfLoop) }
-            let left = edges.indices.filter { edges[$0].transition.from == number && edges[$0].route == .left }
+            let outgoing = edgesFrom[number] ?? []
+            let right = outgoing.filter { edges[$0].route == .outcome || edges[$0].route == .selfLoop }
+            let left = outgoing.filter { edges[$0].route == .left }
             let rightTotal = right.map { slotHeight(edges[$0]) }.reduce(0, +)
             let leftTotal = left.map { slotHeight(edges[$0]) }.reduce(0, +)
             node.height = max(node.lines.count * lineHeight + 18, rightTotal + 8, leftTotal + 8)
@@ -126,12 +140,10 @@ struct StateLayout {
     /// Left lanes and their labels, the main column, labels right of the boxes, right lanes, outcomes.
     private mutating func horizontal() {
         let leftEdges = edges.filter { $0.route == .left }
-        var seen: [Target] = []
-        for edge in leftEdges where !seen.contains(edge.transition.target) { seen.append(edge.transition.target) }
-        leftTargets = seen
+        for edge in leftEdges where leftLanes[edge.transition.target] == nil { leftLanes[edge.transition.target] = leftLanes.count }
         let leftLabelWidth = leftEdges.map(\.width).max() ?? 0
         let leftOverhang = edges.filter { $0.route == .adjacent && bendsLeft($0) }.map { $0.width + 8 - nodeWidth / 2 + 8 }.max() ?? 0
-        leftMargin = max(leftTargets.isEmpty ? 24 : 24 + leftTargets.count * diagram.laneSpacing + leftLabelWidth + 16, leftOverhang + 8)
+        leftMargin = max(leftLanes.isEmpty ? 24 : 24 + leftLanes.count * diagram.laneSpacing + leftLabelWidth + 16, leftOverhang + 8)
         let widestLayer = layers.map(\.count).max() ?? 1
         mainWidth = widestLayer * nodeWidth + (widestLayer - 1) * 24
         var rightNeed = 24
@@ -150,8 +162,7 @@ struct StateLayout {
     }
 
     private func bendsLeft(_ edge: Edge) -> Bool {
-        guard case .step(let target) = edge.transition.target, let t = layers[nodes[target]!.layer].firstIndex(of: target),
-              let s = layers[nodes[edge.transition.from]!.layer].firstIndex(of: edge.transition.from) else { return false }
+        guard case .step(let target) = edge.transition.target, let t = positionInLayer[target], let s = positionInLayer[edge.transition.from] else { return false }
         let sourceLayer = layers[nodes[edge.transition.from]!.layer], targetLayer = layers[nodes[target]!.layer]
         // Centre offsets of the two boxes within their (centred) rows, in box slots.
         return Double(t) - Double(targetLayer.count - 1) / 2 < Double(s) - Double(sourceLayer.count - 1) / 2
@@ -170,13 +181,11 @@ struct StateLayout {
                 nodes[number]!.x = x
                 nodes[number]!.y = y + (rowHeight - nodes[number]!.height) / 2
                 x += nodeWidth + 24
-                for index in edges.indices where edges[index].transition.from == number {
-                    placeSideLabel(index)
-                }
+                for index in edgesFrom[number] ?? [] { placeSideLabel(index) }
             }
             let rowBottom = y + rowHeight
             var cursor = rowBottom + 6
-            for index in edges.indices where edges[index].route == .outcomeBelow && layer.contains(edges[index].transition.from) {
+            for index in layer.flatMap({ edgesFrom[$0] ?? [] }) where edges[index].route == .outcomeBelow {
                 let edge = edges[index]
                 edges[index].labelX = nodes[edge.transition.from]!.x + nodeWidth - 16
                 edges[index].labelY = cursor + 12
@@ -188,7 +197,7 @@ struct StateLayout {
             for number in layer {
                 for left in [true, false] {
                     var c = zoneTop
-                    for index in edges.indices where edges[index].transition.from == number && edges[index].route == .adjacent
+                    for index in edgesFrom[number] ?? [] where edges[index].route == .adjacent
                         && edges[index].hasLabel && bendsLeft(edges[index]) == left {
                         let center = nodes[number]!.x + nodeWidth / 2
                         edges[index].labelX = left ? center - 8 : center + 8
@@ -225,10 +234,13 @@ struct StateLayout {
 
     /// Outcomes sit on the right, level with the first edge that reaches them, never overlapping.
     private mutating func placeOutcomes() {
+        var firstExit: [Outcome: Int] = [:]
+        for edge in edges {
+            if case .end(let outcome) = edge.transition.target, firstExit[outcome] == nil { firstExit[outcome] = edge.exitY }
+        }
         var lastBottom = 0
         for outcome in outcomeOrder {
-            let first = edges.first { $0.transition.target == .end(outcome) }!
-            let placed = max(first.exitY - 15, lastBottom + 12)
+            let placed = max(firstExit[outcome]! - 15, lastBottom + 12)
             outcomeY[outcome] = placed
             lastBottom = placed + 30
         }
@@ -247,7 +259,7 @@ struct StateLayout {
             let mid = (sy + ty) / 2
             return "M\(sx),\(sy)C\(sx),\(mid) \(tx),\(mid) \(tx),\(ty - 2)"
         case .left:
-            guard case .step(let number) = t.target, let target = nodes[number], let lane = leftTargets.firstIndex(of: t.target) else { return nil }
+            guard case .step(let number) = t.target, let target = nodes[number], let lane = leftLanes[t.target] else { return nil }
             let laneX = 24 + lane * diagram.laneSpacing
             return roundedPath([(source.x, edge.exitY), (laneX, edge.exitY), (laneX, target.centerY - 6), (target.x - 2, target.centerY - 6)])
         case .selfLoop:
@@ -256,7 +268,7 @@ struct StateLayout {
             let bottom = edge.endY
             return "M\(rx),\(top)C\(rx + 30),\(top - 6) \(rx + 30),\(bottom + 6) \(rx + 2),\(bottom)"
         case .outcome, .outcomeBelow:
-            guard case .end(let outcome) = t.target, let oy = outcomeY[outcome], let lane = outcomeOrder.firstIndex(of: outcome) else { return nil }
+            guard case .end(let outcome) = t.target, let oy = outcomeY[outcome], let lane = outcomeLane[outcome] else { return nil }
             let laneX = rightLanesX + lane * diagram.laneSpacing
             let ty = oy + 15
             if edge.route == .outcomeBelow {
