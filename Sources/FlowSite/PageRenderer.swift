@@ -155,8 +155,8 @@ struct PageRenderer: Sendable {
 
         // Diagrams.
         let failingSteps = Set(flowResult?.steps.filter { $0.verdict.status == .fail }.map(\.step) ?? [])
-        context["sequenceSVG"] = .string(SequenceDiagram(flow: flow, labels: labels, failingSteps: failingSteps).render())
-        context["stateSVG"] = .string(StateDiagram(flow: flow, labels: labels).render())
+        context["sequenceSVG"] = .string(SequenceDiagram(flow: flow, labels: labels, failingSteps: failingSteps).figure())
+        context["stateSVG"] = .string(StateDiagram(flow: flow, labels: labels).figure())
 
         // Steps.
         let machine = StateMachine(flow: flow)

@@ -5,20 +5,41 @@ import FlowModel
 /// actor talks to itself), an `alt` frame after every step with alternates, each branch linking
 /// to its target step. Every message links to its step (`#step-N`).
 ///
+/// Every label gets a box from `TextMetrics` (conservative widths) and the layout keeps the boxes
+/// apart and inside their frame and the view box: a message's label sits between the lifelines
+/// it joins (the gap grows to fit it) and above its number badge; a self-message's label sits
+/// right of its loop; an `alt` frame is as wide as its widest text plus padding.
+///
 /// Styling is done by class names only (the page's stylesheet handles light/dark and print), so
 /// the markup works under a strict Content-Security-Policy with no inline styles.
 struct SequenceDiagram {
     let flow: Flow
     let labels: Labels
-    /// Steps whose check verdict is a failure: their arrows are drawn as failing (`msg-fail`),
-    /// and the tooltip says so; the arrow links to the step, where the evidence is.
+    /// Steps whose check verdict is a failure: their arrows are drawn as failing (`msg-fail`,
+    /// line and arrowhead in the failure colour), and the tooltip says so; the arrow links to the
+    /// step, where the evidence is.
     var failingSteps: Set<Int> = []
 
     // Geometry (px).
     private let boxHeight = 36
-    private let lineHeight = 16
-    private let labelMaxWidth = 210
-    private let frameTextMaxWidth = 300
+    private let lineHeight = 17
+    private let labelMaxWidth = 180
+    private let frameTextMaxWidth = 280
+    /// Branch texts start this far right of their frame's left edge, clear of the `else` keyword.
+    private let frameTextInset = 48
+    private let framePadding = 16
+    /// A self-message's label starts this far right of its lifeline (right of the loop).
+    private let selfLabelOffset = 44
+    private let nameMaxWidth = 216
+
+    private struct Participants {
+        var names: [String] = []
+        var ids: [String] = []
+        var roles: [String] = []
+        var boxWidths: [Int] = []
+        var shownNames: [String] = []
+        var count: Int { max(ids.count, 1) }
+    }
 
     private struct Message {
         let step: Step
@@ -33,29 +54,88 @@ struct SequenceDiagram {
     private struct Branch {
         let alternate: Alternate
         let conditionLines: [String]
-        let targetText: String
+        let targetLines: [String]
         let href: String?
         let width: Int
     }
 
-    func render() -> String {
-        // Participants: declared actors, then any undeclared id a step uses (lint reports those).
-        var names: [String] = flow.actors.map(\.name)
-        var ids: [String] = flow.actors.map(\.id)
-        var roles: [String] = flow.actors.map(\.role.rawValue)
-        for step in flow.steps {
-            for id in [step.from, step.to] where !id.isEmpty && !ids.contains(id) {
-                ids.append(id)
-                names.append(id)
-                roles.append("unknown")
+    /// The diagram and its natural size in px.
+    struct Drawing {
+        let svg: String
+        let width: Int
+        let height: Int
+        let participants: Int
+    }
+
+    func render() -> String { draw().svg }
+
+    func draw() -> Drawing {
+        let participants = self.participants()
+        let messages = self.messages(participants)
+        let branches = self.branches(messages)
+        let (xs, width) = columns(participants, messages, branches)
+
+        var body = SVGWriter()
+        var y = 8 + boxHeight + 20
+        for message in messages {
+            y = drawMessage(&body, message, xs: xs, names: participants.names, y: y)
+            if let stepBranches = branches[message.step.number] {
+                y = drawFrame(&body, stepBranches, step: message.step, left: xs[min(message.from, message.to)] - 40,
+                              right: xs[max(message.from, message.to)] + 40, y: y)
             }
         }
-        let count = max(ids.count, 1)
-        let boxWidths = names.map { min(max(TextMetrics.width($0, size: 14.2) + 28, 96), 240) }
-        let shownNames = names.map { TextMetrics.cut($0, toFit: 196, size: 14.2) }
-        func index(_ id: String) -> Int? { ids.firstIndex(of: id) }
+        let bottomBoxY = y + 6
+        let height = bottomBoxY + boxHeight + 8
 
-        // Messages, with returns detected from the open calls.
+        // Participants and lifelines go first, so messages paint over them.
+        var svg = SVGWriter()
+        svg.open("svg", [
+            "class": "diagram seq", "viewBox": "0 0 \(width) \(height)", "width": String(width), "height": String(height),
+            "aria-labelledby": "seq-title seq-desc", "role": "group",
+        ])
+        svg.element("title", ["id": "seq-title"], text: labels["sequence_diagram"] + ": " + PlainText.of(flow.title))
+        svg.element("desc", ["id": "seq-desc"], text: description(names: participants.names, messages: messages))
+        svg.raw("<defs>" + marker("seq-arrow", className: "arrowhead"))
+        if !failingSteps.isEmpty { svg.raw(marker("seq-arrow-fail", className: "arrowhead arrowhead-fail")) }
+        svg.raw("</defs>")
+        for (i, x) in xs.enumerated() where i < participants.ids.count {
+            svg.element("line", ["class": "lifeline", "x1": String(x), "y1": String(8 + boxHeight), "x2": String(x), "y2": String(bottomBoxY)])
+        }
+        for (i, x) in xs.enumerated() where i < participants.ids.count {
+            for boxY in [8, bottomBoxY] {
+                let boxWidth = participants.boxWidths[i]
+                svg.open("g", ["class": "participant role-\(participants.roles[i])"])
+                svg.element("rect", ["x": String(x - boxWidth / 2), "y": String(boxY), "width": String(boxWidth), "height": String(boxHeight), "rx": "6"])
+                svg.element("text", ["class": "participant-name", "x": String(x), "y": String(boxY + 23), "text-anchor": "middle"], text: participants.shownNames[i])
+                svg.close("g")
+            }
+        }
+        svg.raw(body.output)
+        svg.close("svg")
+        return Drawing(svg: svg.output, width: width, height: height, participants: participants.ids.count)
+    }
+
+    private func marker(_ id: String, className: String) -> String {
+        "<marker id=\"\(id)\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"9\" markerHeight=\"9\" orient=\"auto-start-reverse\"><path class=\"\(className)\" d=\"M0,1L10,5L0,9z\"/></marker>"
+    }
+
+    /// Declared actors, then any undeclared id a step uses (lint reports those).
+    private func participants() -> Participants {
+        var p = Participants(names: flow.actors.map(\.name), ids: flow.actors.map(\.id), roles: flow.actors.map(\.role.rawValue))
+        for step in flow.steps {
+            for id in [step.from, step.to] where !id.isEmpty && !p.ids.contains(id) {
+                p.ids.append(id)
+                p.names.append(id)
+                p.roles.append("unknown")
+            }
+        }
+        p.shownNames = p.names.map { TextMetrics.cut($0, toFit: nameMaxWidth) }
+        p.boxWidths = p.shownNames.map { max(TextMetrics.width($0) + 24, 96) }
+        return p
+    }
+
+    /// One message per step whose actors are known, with returns detected from the open calls.
+    private func messages(_ participants: Participants) -> [Message] {
         var messages: [Message] = []
         var open: [(Int, Int)] = []
         // How many calls of each (from, to) are open: a step that answers none skips the scan,
@@ -63,7 +143,7 @@ struct SequenceDiagram {
         var openCalls: [Int: Int] = [:]
         func key(_ from: Int, _ to: Int) -> Int { from * 65_536 + to }
         for step in flow.steps {
-            guard let from = index(step.from), let to = index(step.to) else { continue }
+            guard let from = participants.ids.firstIndex(of: step.from), let to = participants.ids.firstIndex(of: step.to) else { continue }
             var isReturn = flow.kind(of: step) == .response
             if from != to {
                 if openCalls[key(to, from), default: 0] > 0, let callIndex = open.lastIndex(where: { $0.0 == to && $0.1 == from }) {
@@ -75,27 +155,57 @@ struct SequenceDiagram {
                     openCalls[key(from, to), default: 0] += 1
                 }
             }
-            let lines = TextMetrics.wrap(PlainText.of(step.title), maxWidth: labelMaxWidth, maxLines: 2)
+            let lines = TextMetrics.wrap(PlainText.of(step.title), maxWidth: labelMaxWidth, maxLines: 3)
             let width = lines.map { TextMetrics.width($0) }.max() ?? 0
             messages.append(Message(step: step, from: from, to: to, lines: lines, width: width, isReturn: isReturn))
         }
+        return messages
+    }
 
-        // Horizontal layout: gaps between adjacent lifelines grow until every label fits.
+    /// The `alt` branches of every step that has alternates, by step number.
+    private func branches(_ messages: [Message]) -> [Int: [Branch]] {
+        let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
+        var branchesByStep: [Int: [Branch]] = [:]
+        for message in messages where !message.step.alternates.isEmpty {
+            branchesByStep[message.step.number] = message.step.alternates.map { alternate in
+                let condition = TextMetrics.wrap("[" + PlainText.of(alternate.label) + "]", maxWidth: frameTextMaxWidth, maxLines: 2)
+                let target: [String]
+                let href: String?
+                switch alternate.target {
+                case .step(let number):
+                    target = TextMetrics.wrap("→ \(number). \(PlainText.of(titles[number] ?? ""))", maxWidth: frameTextMaxWidth, maxLines: 2)
+                    href = "#step-\(number)"
+                case .end(let outcome):
+                    target = TextMetrics.wrap("■ " + labels["end"] + ": " + outcome.rawValue, maxWidth: frameTextMaxWidth, maxLines: 2)
+                    href = nil
+                }
+                let width = (condition + target).map { TextMetrics.width($0) }.max() ?? 0
+                return Branch(alternate: alternate, conditionLines: condition, targetLines: target, href: href, width: width)
+            }
+        }
+        return branchesByStep
+    }
+
+    /// Lifeline positions and the diagram's width: gaps between adjacent lifelines grow until
+    /// every label fits between the lifelines it joins; frames and the last participant's
+    /// self-messages widen the right margin.
+    private func columns(_ participants: Participants, _ messages: [Message], _ branches: [Int: [Branch]]) -> ([Int], Int) {
+        let count = participants.count
+        let boxWidths = participants.boxWidths.isEmpty ? [96] : participants.boxWidths
         var gaps = [Int](repeating: 0, count: max(count - 1, 0))
-        for i in 0..<gaps.count { gaps[i] = (boxWidths[i] + boxWidths[i + 1]) / 2 + 28 }
-        var rightExtra = 0
+        for i in 0..<gaps.count { gaps[i] = (boxWidths[i] + boxWidths[i + 1]) / 2 + 24 }
         var constraints: [(lo: Int, hi: Int, need: Int)] = []
+        var rightReach = boxWidths[count - 1] / 2 + 16
         for message in messages {
             if message.isSelf {
-                let need = 40 + message.width + 16
+                let need = selfLabelOffset + message.width + 16
                 if message.from < count - 1 {
                     constraints.append((message.from, message.from + 1, need))
                 } else {
-                    rightExtra = max(rightExtra, need - boxWidths[message.from] / 2)
+                    rightReach = max(rightReach, need)
                 }
             } else {
-                let lo = min(message.from, message.to), hi = max(message.from, message.to)
-                constraints.append((lo, hi, message.width + 56))
+                constraints.append((min(message.from, message.to), max(message.from, message.to), message.width + 56))
             }
         }
         constraints.sort { ($0.hi - $0.lo, $0.lo) < ($1.hi - $1.lo, $1.lo) }
@@ -103,141 +213,95 @@ struct SequenceDiagram {
             let span = gaps[constraint.lo..<constraint.hi].reduce(0, +)
             if span < constraint.need { gaps[constraint.hi - 1] += constraint.need - span }
         }
-        let leftPad = max(boxWidths.first ?? 96, 96) / 2 + 48
-        var xs: [Int] = [leftPad]
+        // Frames start 40 px left of their leftmost lifeline.
+        var xs: [Int] = [max(boxWidths[0] / 2 + 16, 48)]
         for gap in gaps { xs.append(xs.last! + gap) }
-
-        // Branch frames need their own width; they may widen the right margin.
-        let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
-        var branchesByStep: [Int: [Branch]] = [:]
-        for message in messages where !message.step.alternates.isEmpty {
-            branchesByStep[message.step.number] = message.step.alternates.map { alternate in
-                let condition = TextMetrics.wrap("[" + PlainText.of(alternate.label) + "]", maxWidth: frameTextMaxWidth, maxLines: 2)
-                let targetText: String
-                let href: String?
-                switch alternate.target {
-                case .step(let number):
-                    let title = titles[number] ?? ""
-                    targetText = TextMetrics.cut("→ \(number). \(PlainText.of(title))", toFit: frameTextMaxWidth)
-                    href = "#step-\(number)"
-                case .end(let outcome):
-                    targetText = "■ " + labels["end"] + ": " + outcome.rawValue
-                    href = nil
-                }
-                let width = ([TextMetrics.width(targetText)] + condition.map { TextMetrics.width($0) }).max() ?? 0
-                return Branch(alternate: alternate, conditionLines: condition, targetText: targetText, href: href, width: width)
-            }
-        }
         for message in messages {
-            guard let branches = branchesByStep[message.step.number] else { continue }
+            guard let stepBranches = branches[message.step.number] else { continue }
             let left = xs[min(message.from, message.to)] - 40
-            let need = left + 24 + (branches.map(\.width).max() ?? 0) + 24
-            rightExtra = max(rightExtra, need - xs[count - 1] - (boxWidths.last ?? 96) / 2)
+            let right = max(xs[max(message.from, message.to)] + 40, left + frameTextInset + (stepBranches.map(\.width).max() ?? 0) + framePadding)
+            rightReach = max(rightReach, right - xs[count - 1] + 8)
         }
-        let width = xs[count - 1] + max((boxWidths.last ?? 96) / 2 + 48, (boxWidths.last ?? 96) / 2 + rightExtra + 16)
+        return (xs, xs[count - 1] + rightReach)
+    }
 
-        // Vertical layout and drawing.
-        var body = SVGWriter()
-        var y = 8 + boxHeight + 20
-        for message in messages {
-            let step = message.step
-            let x1 = xs[message.from], x2 = xs[message.to]
-            let textHeight = message.lines.count * lineHeight
-            let arrowY = y + textHeight + 4
-            let failing = failingSteps.contains(step.number)
-            let kindClass = (message.isReturn ? "msg msg-return" : (message.isSelf ? "msg msg-self" : "msg msg-call")) + (failing ? " msg-fail" : "")
-            let tooltip = "\(step.number). \(PlainText.of(step.title)) (\(names[message.from]) → \(names[message.to]))"
-                + (failing ? " — " + labels["verdict_fail"] : "")
-            body.open("a", ["href": "#\(step.anchor)", "class": kindClass, "data-step": String(step.number)])
-            body.element("title", [:], text: tooltip)
-            if message.isSelf {
-                let loopRight = x1 + 36
-                let bottom = arrowY + 22
-                body.element("rect", ["class": "msg-hit", "x": String(x1 - 12), "y": String(y - 4), "width": String(48 + message.width + 8), "height": String(bottom - y + 10)])
-                body.element("path", [
-                    "class": "msg-line", "d": "M\(x1),\(arrowY)H\(loopRight)V\(bottom)H\(x1 + 2)",
-                    "marker-end": "url(#seq-arrow)",
-                ])
-                body.text(message.lines, x: loopRight + 8, y: y + 12, className: "msg-label", anchor: "start")
-                badge(&body, x: x1 + 14, y: arrowY, number: step.number)
-                y = bottom + 18
+    /// Draws one message from `y` down; returns where the next element starts.
+    private func drawMessage(_ body: inout SVGWriter, _ message: Message, xs: [Int], names: [String], y: Int) -> Int {
+        let step = message.step
+        let x1 = xs[message.from], x2 = xs[message.to]
+        let textHeight = message.lines.count * lineHeight
+        let failing = failingSteps.contains(step.number)
+        let kindClass = (message.isReturn ? "msg msg-return" : (message.isSelf ? "msg msg-self" : "msg msg-call")) + (failing ? " msg-fail" : "")
+        let tooltip = "\(step.number). \(PlainText.of(step.title)) (\(names[message.from]) → \(names[message.to]))"
+            + (failing ? " — " + labels["verdict_fail"] : "")
+        let markerURL = failing ? "url(#seq-arrow-fail)" : "url(#seq-arrow)"
+        var next: Int
+        body.open("a", ["href": "#\(step.anchor)", "class": kindClass, "data-step": String(step.number)])
+        body.element("title", [:], text: tooltip)
+        if message.isSelf {
+            // The loop on the left, the label right of it from the top of the band.
+            let arrowY = y + 8
+            let loopRight = x1 + 36
+            let bottom = arrowY + 22
+            next = max(bottom, y + textHeight) + 18
+            body.element("rect", ["class": "msg-hit", "x": String(x1 - 12), "y": String(y - 4), "width": String(selfLabelOffset + message.width + 20), "height": String(next - y - 6)])
+            body.element("path", [
+                "class": "msg-line", "d": "M\(x1),\(arrowY)H\(loopRight)V\(bottom)H\(x1 + 2)", "marker-end": markerURL,
+            ])
+            body.text(message.lines, x: x1 + selfLabelOffset, y: y + 12, className: "msg-label", anchor: "start")
+            badge(&body, x: x1 + 14, y: arrowY, number: step.number)
+        } else {
+            // The label above the arrow, clear of the number badge on the arrow.
+            let arrowY = y + textHeight + 10
+            let direction = x2 > x1 ? 1 : -1
+            let lo = min(x1, x2), hi = max(x1, x2)
+            next = arrowY + 20
+            body.element("rect", ["class": "msg-hit", "x": String(lo), "y": String(y - 4), "width": String(hi - lo), "height": String(next - y - 2)])
+            body.element("line", [
+                "class": "msg-line", "x1": String(x1), "y1": String(arrowY), "x2": String(x2 - direction * 2), "y2": String(arrowY),
+                "marker-end": markerURL,
+            ])
+            body.text(message.lines, x: (x1 + x2) / 2 + direction * 8, y: y + 12, className: "msg-label")
+            badge(&body, x: x1 + direction * 14, y: arrowY, number: step.number)
+        }
+        body.close("a")
+        return next
+    }
+
+    /// Draws the `alt` frame of a step's branches from `y` down; returns where the next element starts.
+    private func drawFrame(_ body: inout SVGWriter, _ branches: [Branch], step: Step, left: Int, right: Int, y: Int) -> Int {
+        let frameWidth = max(right - left, frameTextInset + (branches.map(\.width).max() ?? 0) + framePadding)
+        let top = y - 4
+        var cursor = top + 22
+        var sections = SVGWriter()
+        for (position, branch) in branches.enumerated() {
+            if position > 0 {
+                sections.element("line", ["class": "frame-sep", "x1": String(left), "y1": String(cursor - 4), "x2": String(left + frameWidth), "y2": String(cursor - 4)])
+                sections.element("text", ["class": "frame-kw", "x": String(left + 6), "y": String(cursor + 10)], text: "else")
+                cursor += 2
+            }
+            let textX = left + frameTextInset
+            let conditionHeight = branch.conditionLines.count * lineHeight
+            let tag = branch.href == nil ? "g" : "a"
+            if let href = branch.href {
+                sections.open("a", ["href": href, "class": "alt-branch", "data-step": String(step.number)])
             } else {
-                let direction = x2 > x1 ? 1 : -1
-                let lo = min(x1, x2), hi = max(x1, x2)
-                body.element("rect", ["class": "msg-hit", "x": String(lo), "y": String(y - 4), "width": String(hi - lo), "height": String(textHeight + 18)])
-                body.element("line", [
-                    "class": "msg-line", "x1": String(x1), "y1": String(arrowY), "x2": String(x2 - direction * 2), "y2": String(arrowY),
-                    "marker-end": "url(#seq-arrow)",
-                ])
-                body.text(message.lines, x: (x1 + x2) / 2 + direction * 8, y: y + 12, className: "msg-label")
-                badge(&body, x: x1 + direction * 14, y: arrowY, number: step.number)
-                y = arrowY + 18
+                sections.open("g", ["class": "alt-branch alt-end", "data-step": String(step.number)])
             }
-            body.close("a")
-
-            if let branches = branchesByStep[step.number] {
-                let left = min(x1, x2) - 40
-                let frameWidth = max(max(x1, x2) + 40 - left, 24 + (branches.map(\.width).max() ?? 0) + 24)
-                let top = y - 4
-                var cursor = top + 22
-                var sections = SVGWriter()
-                for (position, branch) in branches.enumerated() {
-                    if position > 0 {
-                        sections.element("line", ["class": "frame-sep", "x1": String(left), "y1": String(cursor - 4), "x2": String(left + frameWidth), "y2": String(cursor - 4)])
-                        sections.element("text", ["class": "frame-kw", "x": String(left + 6), "y": String(cursor + 10)], text: "else")
-                        cursor += 2
-                    }
-                    let textX = left + 48
-                    let linesHeight = branch.conditionLines.count * lineHeight
-                    let tag = branch.href == nil ? "g" : "a"
-                    if let href = branch.href {
-                        sections.open("a", ["href": href, "class": "alt-branch", "data-step": String(step.number)])
-                    } else {
-                        sections.open("g", ["class": "alt-branch alt-end", "data-step": String(step.number)])
-                    }
-                    sections.element("title", [:], text: branch.alternate.label + " → " + branch.alternate.target.description)
-                    sections.text(branch.conditionLines, x: textX, y: cursor + 10, className: "alt-cond", anchor: "start")
-                    sections.element("text", ["class": "alt-target", "x": String(textX), "y": String(cursor + 10 + linesHeight)], text: branch.targetText)
-                    sections.close(tag)
-                    cursor += linesHeight + lineHeight + 12
-                }
-                let bottom = cursor
-                body.open("g", ["class": "alt-frame", "data-step": String(step.number)])
-                body.element("rect", ["class": "frame", "x": String(left), "y": String(top), "width": String(frameWidth), "height": String(bottom - top), "rx": "3"])
-                body.element("path", ["class": "frame-tab", "d": "M\(left),\(top)h34v12l-6,6h-28z"])
-                body.element("text", ["class": "frame-kw", "x": String(left + 6), "y": String(top + 13)], text: "alt")
-                body.raw(sections.output)
-                body.close("g")
-                y = bottom + 14
-            }
+            sections.element("title", [:], text: branch.alternate.label + " → " + branch.alternate.target.description)
+            sections.text(branch.conditionLines, x: textX, y: cursor + 10, className: "alt-cond", anchor: "start")
+            sections.text(branch.targetLines, x: textX, y: cursor + 10 + conditionHeight, className: "alt-target", anchor: "start")
+            sections.close(tag)
+            cursor += conditionHeight + branch.targetLines.count * lineHeight + 12
         }
-        let bottomBoxY = y + 6
-        let height = bottomBoxY + boxHeight + 8
-
-        // Participants and lifelines go first, so messages paint over them.
-        var svg = SVGWriter()
-        let title = labels["sequence_diagram"] + ": " + PlainText.of(flow.title)
-        svg.open("svg", [
-            "class": "diagram seq", "viewBox": "0 0 \(width) \(height)", "width": String(width), "height": String(height),
-            "aria-labelledby": "seq-title seq-desc", "role": "group",
-        ])
-        svg.element("title", ["id": "seq-title"], text: title)
-        svg.element("desc", ["id": "seq-desc"], text: description(names: names, ids: ids, messages: messages))
-        svg.raw("<defs><marker id=\"seq-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"9\" markerHeight=\"9\" orient=\"auto-start-reverse\"><path class=\"arrowhead\" d=\"M0,1L10,5L0,9z\"/></marker></defs>")
-        for (i, x) in xs.enumerated() where i < ids.count {
-            svg.element("line", ["class": "lifeline", "x1": String(x), "y1": String(8 + boxHeight), "x2": String(x), "y2": String(bottomBoxY)])
-        }
-        for (i, x) in xs.enumerated() where i < ids.count {
-            for boxY in [8, bottomBoxY] {
-                svg.open("g", ["class": "participant role-\(roles[i])"])
-                svg.element("rect", ["x": String(x - boxWidths[i] / 2), "y": String(boxY), "width": String(boxWidths[i]), "height": String(boxHeight), "rx": "6"])
-                svg.element("text", ["class": "participant-name", "x": String(x), "y": String(boxY + 23), "text-anchor": "middle"], text: shownNames[i])
-                svg.close("g")
-            }
-        }
-        svg.raw(body.output)
-        svg.close("svg")
-        return svg.output
+        let bottom = cursor
+        body.open("g", ["class": "alt-frame", "data-step": String(step.number)])
+        body.element("rect", ["class": "frame", "x": String(left), "y": String(top), "width": String(frameWidth), "height": String(bottom - top), "rx": "3"])
+        body.element("path", ["class": "frame-tab", "d": "M\(left),\(top)h34v12l-6,6h-28z"])
+        body.element("text", ["class": "frame-kw", "x": String(left + 6), "y": String(top + 13)], text: "alt")
+        body.raw(sections.output)
+        body.close("g")
+        return bottom + 14
     }
 
     private func badge(_ svg: inout SVGWriter, x: Int, y: Int, number: Int) {
@@ -245,7 +309,7 @@ struct SequenceDiagram {
         svg.element("text", ["class": "msg-num", "x": String(x), "y": String(y + 4), "text-anchor": "middle"], text: String(number))
     }
 
-    private func description(names: [String], ids: [String], messages: [Message]) -> String {
+    private func description(names: [String], messages: [Message]) -> String {
         var parts: [String] = [labels["participants"] + ": " + names.joined(separator: ", ") + "."]
         for message in messages {
             var text = "\(message.step.number). \(names[message.from]) → \(names[message.to]): \(message.step.title)"

@@ -1,6 +1,6 @@
 /// Estimates how wide text is in the theme's sans-serif font, so diagrams can be laid out at
-/// build time without a font engine. Deliberately generous: a label that is a little too short
-/// for its box looks fine, one that overflows does not.
+/// build time without a font engine. Deliberately generous: a label that has a little more room
+/// than it needs looks fine, one that overflows does not.
 enum TextMetrics {
     /// Width in pixels of `text` at `size` px.
     static func width(_ text: String, size: Double = 13) -> Int {
@@ -25,19 +25,20 @@ enum TextMetrics {
         Int((Double(units) * size / 100).rounded(.up))
     }
 
+    /// Advance widths in hundredths of an em, chosen to be at least as wide as the widest fonts
+    /// of the theme's `system-ui` stack at regular and bold weight (DejaVu Sans, which Linux
+    /// resolves `system-ui` to, averages 0.53 em per character over the flows' labels and its bold
+    /// face about 0.61 em): 0.62 em for any character, more for capitals and the widest letters.
+    /// Laying out with a conservative width means a label may get a little more room than it
+    /// needs, never less, so labels do not run into each other or out of their frames.
     private static func advance(_ scalar: Unicode.Scalar) -> Int {
         switch scalar.value {
-        case 0x20: return 28
-        case 0x69, 0x6A, 0x6C, 0x2E, 0x2C, 0x3A, 0x3B, 0x27, 0x7C, 0x21, 0x49, 0x31: return 30 // i j l . , : ; ' | ! I 1
-        case 0x66, 0x74, 0x72, 0x28, 0x29, 0x5B, 0x5D, 0x2F, 0x2D: return 38 // f t r ( ) [ ] / -
-        case 0x6D, 0x77, 0x4D, 0x57, 0x40: return 86 // m w M W @
-        case 0x41...0x5A: return 68 // other capitals
-        case 0x30...0x39: return 58
-        case 0x21..<0x80: return 56
+        case 0x6D, 0x77, 0x4D, 0x57, 0x40, 0x25: return 100 // m w M W @ %
+        case 0x41...0x5A: return 78 // other capitals
         case 0x0300...0x036F: return 0 // combining marks
         case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0x1F300...0x1FAFF:
             return 100 // wide (CJK, Hangul, emoji)
-        default: return 60 // Latin with diacritics, Cyrillic, Greek…
+        default: return 62 // everything else, including Latin with diacritics, Cyrillic, Greek
         }
     }
 
@@ -142,8 +143,10 @@ struct SVGWriter {
         }
     }
 
-    /// Multi-line text: one `<tspan>` per line, `lineHeight` apart, first baseline at `y`.
-    mutating func text(_ lines: [String], x: Int, y: Int, lineHeight: Int = 16, className: String, anchor: String = "middle") {
+    /// Multi-line text: one `<tspan>` per line, `lineHeight` apart (17 px: 1.3 em at 13 px, so the
+    /// boxes of consecutive lines do not touch even with Vietnamese stacked diacritics), first
+    /// baseline at `y`.
+    mutating func text(_ lines: [String], x: Int, y: Int, lineHeight: Int = 17, className: String, anchor: String = "middle") {
         output += "<text class=\"\(className)\" x=\"\(x)\" y=\"\(y)\" text-anchor=\"\(anchor)\">"
         for (index, line) in lines.enumerated() {
             if index == 0 {
