@@ -56,39 +56,7 @@ public struct ProviderProfileParser: Sendable {
         }
 
         mutating func read(defaultID: String, bases: [String: ProviderProfile]) -> ProviderProfile? {
-            if text.utf8.count > 256 * 1024 {
-                problem(nil, "provider profile is larger than 256 KB")
-                return nil
-            }
-            let root: Node?
-            do {
-                root = try Yams.compose(yaml: text, .basic, .default, .utf8)
-            } catch let error as YamlError {
-                let (mark, message) = FrontMatterParser.describe(error)
-                problem(mark, "YAML error in provider profile: \(message)")
-                return nil
-            } catch {
-                problem(nil, "YAML error in provider profile: \(error)")
-                return nil
-            }
-            guard let root, let mapping = root.mapping else {
-                problem(root?.mark, "a provider profile is a mapping of keys to values", hint: "start from the example in docs/providers.md")
-                return nil
-            }
-            var fields: [String: Node] = [:]
-            for (keyNode, value) in mapping {
-                guard let key = keyNode.scalar?.string else {
-                    problem(keyNode.mark, "profile keys must be plain words")
-                    continue
-                }
-                guard ProviderProfileParser.keys.contains(key) else {
-                    let hint = FrontMatterParser.closest(to: key, in: ProviderProfileParser.keys).map { "did you mean '\($0)'?" }
-                        ?? "known keys: \(ProviderProfileParser.keys.joined(separator: ", "))"
-                    problem(keyNode.mark, "unknown provider profile key '\(key)'", hint: hint)
-                    continue
-                }
-                fields[key] = value
-            }
+            guard let root = compose(), let fields = knownFields(of: root) else { return nil }
             let id = fields["id"].flatMap { scalar($0, "id") } ?? defaultID
             var base: ProviderProfile?
             if let node = fields["extends"], let name = scalar(node, "extends") {
@@ -110,6 +78,60 @@ public struct ProviderProfileParser: Sendable {
             profile.id = id
             profile.name = fields["name"].flatMap { scalar($0, "name") } ?? (base == nil ? id : profile.name)
             profile.location = SourceLocation(file: file, line: 1, column: 1)
+            readProtocol(fields, into: &profile)
+            readTokens(fields, base: base, into: &profile)
+            if let node = fields["notifications"], let value = boolean(node, "notifications") { profile.notifications = value }
+            if let node = fields["defaults"] { readDefaults(node, into: &profile) }
+            return diagnostics.isEmpty ? profile : nil
+        }
+
+        /// The document's YAML tree, when it is a mapping of a sane size.
+        private mutating func compose() -> Node? {
+            if text.utf8.count > 256 * 1024 {
+                problem(nil, "provider profile is larger than 256 KB")
+                return nil
+            }
+            let root: Node?
+            do {
+                root = try Yams.compose(yaml: text, .basic, .default, .utf8)
+            } catch let error as YamlError {
+                let (mark, message) = FrontMatterParser.describe(error)
+                problem(mark, "YAML error in provider profile: \(message)")
+                return nil
+            } catch {
+                problem(nil, "YAML error in provider profile: \(error)")
+                return nil
+            }
+            guard let root, root.mapping != nil else {
+                problem(root?.mark, "a provider profile is a mapping of keys to values", hint: "start from the example in docs/providers.md")
+                return nil
+            }
+            return root
+        }
+
+        /// Key → value for the keys a profile may have; each unknown key is a diagnostic.
+        private mutating func knownFields(of root: Node) -> [String: Node]? {
+            guard let mapping = root.mapping else { return nil }
+            var fields: [String: Node] = [:]
+            for (keyNode, value) in mapping {
+                guard let key = keyNode.scalar?.string else {
+                    problem(keyNode.mark, "profile keys must be plain words")
+                    continue
+                }
+                guard ProviderProfileParser.keys.contains(key) else {
+                    let hint = FrontMatterParser.closest(to: key, in: ProviderProfileParser.keys).map { "did you mean '\($0)'?" }
+                        ?? "known keys: \(ProviderProfileParser.keys.joined(separator: ", "))"
+                    problem(keyNode.mark, "unknown provider profile key '\(key)'", hint: hint)
+                    continue
+                }
+                fields[key] = value
+            }
+            return fields
+        }
+
+        /// Where the provider is and how clients talk to it: issuers, endpoints, algorithms,
+        /// client authentication.
+        private mutating func readProtocol(_ fields: [String: Node], into profile: inout ProviderProfile) {
             if let node = fields["issuers"] {
                 profile.issuers = list(node, "issuers")
                 if profile.issuers.isEmpty { problem(node.mark, "'issuers' must list at least one issuer") }
@@ -135,6 +157,11 @@ public struct ProviderProfileParser: Sendable {
                 if methods.isEmpty { problem(node.mark, "'client-authentication' must list at least one method") }
                 profile.clientAuthentication = methods
             }
+        }
+
+        /// What it issues: ID token claims, nonce transform, subject format, e-mail domain, the
+        /// authorization code, ID token lifetime.
+        private mutating func readTokens(_ fields: [String: Node], base: ProviderProfile?, into profile: inout ProviderProfile) {
             if let node = fields["claims"] { profile.claims = claims(node, merging: base?.claims ?? []) }
             if let node = fields["nonce"], let text = scalar(node, "nonce") {
                 if let value = NonceTransform(rawValue: text) { profile.nonce = value } else {
@@ -151,21 +178,20 @@ public struct ProviderProfileParser: Sendable {
             if let node = fields["id-token-lifetime"], let value = integer(node, "id-token-lifetime", range: 10...86_400) {
                 profile.idTokenLifetime = value
             }
-            if let node = fields["notifications"], let value = boolean(node, "notifications") { profile.notifications = value }
-            if let node = fields["defaults"] {
-                if let entries = node.mapping {
-                    for (key, value) in entries {
-                        guard let name = key.scalar?.string, let text = value.scalar?.string else {
-                            problem(key.mark, "'defaults' maps variable names to single values")
-                            continue
-                        }
-                        profile.defaults[name] = text
-                    }
-                } else {
-                    problem(node.mark, "'defaults' maps variable names to single values")
-                }
+        }
+
+        private mutating func readDefaults(_ node: Node, into profile: inout ProviderProfile) {
+            guard let entries = node.mapping else {
+                problem(node.mark, "'defaults' maps variable names to single values")
+                return
             }
-            return diagnostics.isEmpty ? profile : nil
+            for (key, value) in entries {
+                guard let name = key.scalar?.string, let text = value.scalar?.string else {
+                    problem(key.mark, "'defaults' maps variable names to single values")
+                    continue
+                }
+                profile.defaults[name] = text
+            }
         }
 
         mutating func readEndpoints(_ node: Node, into profile: inout ProviderProfile) {
