@@ -45,6 +45,7 @@ public enum DiagnosticCatalog {
         "FS602": "translation differs in structure",
         "FS603": "duplicate flow id",
         "FS701": "legacy import: content that could not be mapped",
+        "FS702": "Arazzo import: content that could not be mapped",
         "FS801": "provider profile file is not valid",
         "FS802": "unknown provider",
         "FS803": "flow uses the identity provider but names none",
