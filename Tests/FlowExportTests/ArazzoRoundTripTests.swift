@@ -77,5 +77,11 @@ import TestSupport
         let broken = ArazzoImporter().importDocument(bytes: Array("arazzo: 1.0.1\ninfo: [\n".utf8), file: "x.yaml")
         #expect(broken.flows.isEmpty)
         #expect(broken.report.first?.code == "FS702")
+        // A "billion laughs" document is refused, not expanded.
+        var laughs = "arazzo: 1.0.1\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...9 { laughs += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        let refused = ArazzoImporter().importDocument(bytes: Array(laughs.utf8), file: "laughs.yaml")
+        #expect(refused.flows.isEmpty)
+        #expect(refused.report.first?.message.contains("aliases") == true)
     }
 }

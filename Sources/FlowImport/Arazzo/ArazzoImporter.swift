@@ -34,6 +34,9 @@ public struct ArazzoImporter: Sendable {
     public func importDocument(bytes: [UInt8], file: String, source: (String) -> [UInt8]? = { _ in nil }) -> ArazzoImportResult {
         let text = SourceText(file: file, bytes: bytes)
         if let problem = text.unusableReason() { return ArazzoImportResult(flows: [], report: [problem.diagnostic(in: text)]) }
+        guard bytes.count <= SpecParser().maximumFileSize else {
+            return ArazzoImportResult(flows: [], report: [Self.problem(file, line: 1, "the document is larger than \(SpecParser().maximumFileSize) bytes")])
+        }
         let yaml = String(decoding: bytes, as: UTF8.self)
         let nesting = maximumNesting(of: yaml)
         guard nesting.depth <= 64 else {
@@ -41,7 +44,16 @@ public struct ArazzoImporter: Sendable {
         }
         let document: ArazzoDocument
         do {
-            document = try YAMLDecoder().decode(ArazzoDocument.self, from: yaml)
+            guard let node = try Yams.compose(yaml: yaml) else {
+                return ArazzoImportResult(flows: [], report: [Self.problem(file, line: 1, "the document is empty")])
+            }
+            // Yams resolves an alias to its anchored subtree, so decoding visits it at every use
+            // (a "billion laughs" document would take hours). Without aliases a document has
+            // fewer nodes than bytes: more means aliases multiply it, and it is refused.
+            if Self.nodeCount(of: node, upTo: bytes.count + 16) > bytes.count + 16 {
+                return ArazzoImportResult(flows: [], report: [Self.problem(file, line: 1, "YAML aliases (*name) make the document larger than it is written: write the values out")])
+            }
+            document = try YAMLDecoder().decode(ArazzoDocument.self, from: node)
         } catch let error as YamlError {
             let (mark, problem) = FrontMatterParser.describe(error)
             return ArazzoImportResult(flows: [], report: [Self.problem(file, line: mark?.line ?? 1, "not YAML or JSON: \(problem)")])
@@ -51,6 +63,21 @@ public struct ArazzoImporter: Sendable {
         var reader = ArazzoReader(file: file, operations: OperationIndex(document: document, source: source))
         let flows = document.workflows.map { reader.flow(from: $0) }
         return ArazzoImportResult(flows: flows, report: reader.report.sortedForOutput())
+    }
+
+    /// Nodes of the tree, counted without recursion, stopping past `limit`.
+    static func nodeCount(of root: Node, upTo limit: Int) -> Int {
+        var stack = [root]
+        var count = 0
+        while let node = stack.popLast(), count <= limit {
+            count += 1
+            switch node {
+            case .mapping(let mapping): for (key, value) in mapping { stack.append(key); stack.append(value) }
+            case .sequence(let sequence): stack.append(contentsOf: sequence)
+            case .scalar, .alias: continue
+            }
+        }
+        return count
     }
 
     static func problem(_ file: String, line: Int, _ message: String) -> Diagnostic {
