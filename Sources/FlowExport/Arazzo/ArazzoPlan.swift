@@ -24,7 +24,8 @@ struct ArazzoPlan {
             }
         }
         for step in requestSteps {
-            for (index, alternate) in step.alternates.enumerated() {
+            // Only a branch with its own request is a workflow step that can produce a value.
+            for (index, alternate) in step.alternates.enumerated() where alternate.request != nil {
                 for capture in alternate.expectation?.captures ?? [] where producers[capture.name] == nil {
                     producers[capture.name] = Self.stepID(step.number, alternate: index)
                 }
