@@ -9,18 +9,19 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Print the model of flow specs as Mermaid, Graphviz, JSON or an Arazzo workflow.",
         discussion: """
-        mermaid       a sequence diagram per flow (participants, numbered messages, dashed
-                      returns, alt/else frames from the alternates)
-        dot           a Graphviz state diagram per flow (steps, transitions, outcomes)
-        json          the parsed model with scenarios and token cases
-                      (schema: docs/schemas/flow-model.schema.json)
-        arazzo        one Arazzo 1.0 document (YAML) for all the flows, a workflow per flow
-                      (docs/arazzo.md); arazzo-json is the same in JSON
-        openapi       the OpenAPI 3.1 description of the operations the flows call: the
-                      Arazzo document's source description (openapi-json in JSON)
+        mermaid      a sequence diagram per flow (participants, numbered
+                     messages, dashed returns, alt/else from the alternates)
+        dot          a Graphviz state diagram per flow (steps, transitions)
+        json         the parsed model with scenarios and token cases
+                     (schema: docs/schemas/flow-model.schema.json)
+        arazzo       one Arazzo 1.0 document (YAML) for all the flows, a
+                     workflow per flow (docs/arazzo.md); arazzo-json: JSON
+        openapi      the OpenAPI 3.1 description of the operations the flows
+                     call, the Arazzo document's source (openapi-json: JSON)
 
-        Specs are linted first; export refuses specs with errors. With --out, arazzo writes
-        NAME.arazzo.yaml and NAME.openapi.yaml (NAME: the flow id, or "flows" for several).
+        Specs are linted first; export refuses specs with errors. With --out,
+        arazzo writes NAME.arazzo.yaml and NAME.openapi.yaml (NAME: the flow
+        id, or "flows" for several).
 
         Examples:
           flowspec export flows/apple-sign-in-web.md --format mermaid
