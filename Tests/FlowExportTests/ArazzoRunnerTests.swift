@@ -46,4 +46,27 @@ import TestSupport
         #expect(lookups.first?["expression"] as? String == "$response.header.Content-Type")
         #expect((lookups.first?["found"] as? NSNumber)?.boolValue == true)
     }
+
+    /// The criteria can fail: with a wrong password step 2 gets the backend's 401 and fails, and
+    /// the workflow ends there with an error. (The export's onFailure action for that answer,
+    /// criteria `$statusCode == 401`, goes to step-2-alt-2; arazzo-runner 0.9.6 evaluates
+    /// action criteria without the step's response, so it never takes such a branch:
+    /// docs/arazzo.md.)
+    @Test func aWrongPasswordFailsStepTwoAndEndsTheWorkflow() throws {
+        let out = try ArazzoExportTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let exported = try ArazzoExportTests.flowspec(["export", "flows/password-login.md", "--format", "arazzo", "--out", out.path])
+        try #require(exported.status == 0, "\(exported.output)")
+        let python = try #require(which("python3"))
+        let driver = ArazzoExportTests.fixtures.appendingPathComponent("run_workflows.py")
+        let run = try runProcess(python, [driver.path, flowspecBinary.path, out.appendingPathComponent("password-login.arazzo.yaml").path,
+                                          "--inputs", #"{"password-login": {"password": "not-the-password"}}"#, "flows/password-login.md"],
+                                 currentDirectory: packageRoot)
+        try #require(run.status == 0, "\(run.output.suffix(2000))")
+        let start = try #require(run.output.range(of: "{\n  \"header_lookups\"", options: .backwards))
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.output[start.lowerBound...].utf8)) as? [String: Any])
+        let password = try #require((report["workflows"] as? [String: [String: Any]])?["password-login"])
+        #expect(password["steps"] as? [[String]] == [["step-2", "failed"]])
+        #expect(password["status"] as? String == "error")
+    }
 }

@@ -3,7 +3,8 @@
 embedded mock backend, `flowspec mock --backend SPEC...` on ephemeral ports, and prints what ran
 as JSON: per workflow, the runner's final status and each step it executed with its verdict.
 
-Usage: run_workflows.py FLOWSPEC ARAZZO_FILE SPEC...
+Usage: run_workflows.py FLOWSPEC ARAZZO_FILE [--inputs JSON] SPEC...
+  --inputs '{"WORKFLOW": {"name": value}}' replaces input values (a wrong password, to take a branch).
 
 The workflows are run unchanged. Two things are done around them, each reported in the output:
 
@@ -93,7 +94,7 @@ def sign_in(authorize, inputs):
             "email": token_claims.get("email"), "sub": token_claims.get("sub")}
 
 
-def run(document_path, urls):
+def run(document_path, urls, overrides):
     with open(document_path) as handle:
         text = handle.read()
     document = json.loads(text) if document_path.endswith(".json") else __import__("yaml").safe_load(text)
@@ -101,6 +102,7 @@ def run(document_path, urls):
     for workflow in document["workflows"]:
         schema = workflow.get("inputs") or {}
         inputs = {name: spec["default"] for name, spec in (schema.get("properties") or {}).items() if "default" in spec}
+        inputs.update(overrides.get(workflow["workflowId"], {}))
         provided = []
         if "provider" in (schema.get("required") or []):
             values = sign_in(urls["authorize"], inputs)
@@ -123,9 +125,12 @@ def run(document_path, urls):
 
 def main():
     flowspec, document_path, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    overrides = {}
+    if specs[:1] == ["--inputs"]:
+        overrides, specs = json.loads(specs[1]), specs[2:]
     process, urls = start_mock(flowspec, specs)
     try:
-        results = run(document_path, urls)
+        results = run(document_path, urls, overrides)
     finally:
         process.send_signal(signal.SIGINT)
         try:
