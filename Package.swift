@@ -38,8 +38,14 @@ let package = Package(
         .target(name: "FlowModel"),
         .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"]),
         .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser"]),
-        // Mermaid, Graphviz and JSON views of the model, and the spec writer used by `import`.
-        .target(name: "FlowExport", dependencies: ["FlowModel"]),
+        // Mermaid, Graphviz, JSON and Arazzo 1.0 (+ OpenAPI) views of the model; Yams writes the YAML.
+        .target(name: "FlowExport", dependencies: ["FlowModel", .product(name: "Yams", package: "Yams")]),
+        // One home for `import`: legacy documents and Arazzo documents in, specs out (SpecWriter).
+        // Reads Arazzo with the same document types FlowExport writes, so the two cannot drift.
+        .target(
+            name: "FlowImport",
+            dependencies: ["FlowModel", "FlowParser", "FlowExport", .product(name: "Yams", package: "Yams")]
+        ),
         .target(
             name: "FlowSite",
             dependencies: [
@@ -93,7 +99,7 @@ let package = Package(
         .target(
             name: "FlowCLI",
             dependencies: [
-                "FlowModel", "FlowParser", "FlowLint", "FlowExport", "FlowSite", "FlowServe", "FlowMocks", "FlowCheck",
+                "FlowModel", "FlowParser", "FlowLint", "FlowExport", "FlowImport", "FlowSite", "FlowServe", "FlowMocks", "FlowCheck",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -104,7 +110,12 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FlowModelTests", dependencies: ["FlowModel"]),
         .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "FlowParser", "FlowLint", "FlowModel"]),
+        // `flowspec` itself: the Arazzo tests run export, import and the mock backend as processes.
+        .testTarget(
+            name: "FlowExportTests",
+            dependencies: ["FlowExport", "FlowImport", "FlowParser", "FlowLint", "FlowModel", "TestSupport", "flowspec"],
+            exclude: ["Fixtures"]
+        ),
         // swift-mustache is the reference the theme renderer's output is compared with, byte for byte.
         .testTarget(
             name: "FlowSiteTests",
@@ -129,7 +140,7 @@ let package = Package(
         .testTarget(
             name: "FlowLintTests",
             // `flowspec` itself: LintCLITests and HostileProcessTests run the binary built with them.
-            dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowExport", "TestSupport", "flowspec"],
+            dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowExport", "FlowImport", "TestSupport", "flowspec"],
             resources: [.copy("Fixtures")]
         ),
     ],

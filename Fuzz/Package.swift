@@ -5,7 +5,7 @@
 // The root package exports only the `flowspec` executable, so a path dependency on it could
 // not name its library targets. Instead Core/ holds symlinks to the root's Sources/<Target>
 // directories and this manifest declares the same targets again — only the NIO-free core the
-// fuzzers need (FlowModel, FlowParser, FlowLint, FlowExport, JOSE and the two system
+// fuzzers need (FlowModel, FlowParser, FlowLint, FlowExport, FlowImport, JOSE and the two system
 // libraries). Keep the dependencies below in step with the root Package.swift.
 import PackageDescription
 
@@ -21,7 +21,8 @@ let package = Package(
         .target(name: "FlowModel", path: "Core/FlowModel"),
         .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"], path: "Core/FlowParser"),
         .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser"], path: "Core/FlowLint"),
-        .target(name: "FlowExport", dependencies: ["FlowModel"], path: "Core/FlowExport"),
+        .target(name: "FlowExport", dependencies: ["FlowModel", "Yams"], path: "Core/FlowExport"),
+        .target(name: "FlowImport", dependencies: ["FlowModel", "FlowParser", "FlowExport", "Yams"], path: "Core/FlowImport"),
         .target(name: "JOSE", dependencies: ["COpenSSL"], path: "Core/JOSE"),
 
         // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.
@@ -30,8 +31,10 @@ let package = Package(
         // libFuzzer's driver with it.
         .executableTarget(name: "fuzz-spec", dependencies: ["FlowParser", "FlowLint", "FlowModel", "CFuzzer"],
                           path: "Targets/spec"),
-        .executableTarget(name: "fuzz-legacy", dependencies: ["FlowParser", "FlowLint", "FlowExport", "FlowModel", "CFuzzer"],
+        .executableTarget(name: "fuzz-legacy", dependencies: ["FlowImport", "FlowLint", "FlowModel", "CFuzzer"],
                           path: "Targets/legacy"),
+        .executableTarget(name: "fuzz-arazzo", dependencies: ["FlowImport", "FlowLint", "FlowModel", "CFuzzer"],
+                          path: "Targets/arazzo"),
         .executableTarget(name: "fuzz-jws", dependencies: ["JOSE", "CFuzzer"], path: "Targets/jws"),
         .executableTarget(name: "fuzz-jwks", dependencies: ["JOSE", "CFuzzer"], path: "Targets/jwks"),
         .executableTarget(name: "fuzz-json", dependencies: ["JOSE", "CFuzzer"], path: "Targets/json"),

@@ -10,10 +10,10 @@
 #   scripts/fuzz.sh --seconds 30    # N seconds per target
 #   scripts/fuzz.sh --replay        # build and replay corpus + regressions only
 #   scripts/fuzz.sh --probe         # exit 0 if this toolchain can build fuzzers, else say why
-#   scripts/fuzz.sh --targets "spec jws" ...   # a subset (spec legacy jws jwks json)
+#   scripts/fuzz.sh --targets "spec jws" ...   # a subset (spec legacy arazzo jws jwks json)
 #
 # Targets: spec (SpecParser + Linter + DiagnosticPrinter), legacy (LegacyImporter, SpecWriter,
-# Linter), jws (JWS.parse, JWTVerifier), jwks (JWKS/JWK decoding, RSAKey/ECKey import), json
+# Linter), arazzo (ArazzoImporter, SpecWriter, Linter), jws (JWS.parse, JWTVerifier), jwks (JWKS/JWK decoding, RSAKey/ECKey import), json
 # (StrictJSON round trip). Seeds: Fuzz/corpus/<target>/ (regenerate with Fuzz/make-corpus.py);
 # known crashers: Fuzz/regressions/<target>/ (replayed on every run).
 #
@@ -29,7 +29,7 @@ ROOT=$(pwd)
 seconds=600
 ci=0
 mode=fuzz
-targets="spec legacy jws jwks json"
+targets="spec legacy arazzo jws jwks json"
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) seconds=$(( ${2:?--minutes needs a number} * 60 )); shift ;;
@@ -72,10 +72,10 @@ if [ "$mode" = probe ]; then probe; exit $?; fi
 probe || exit 3
 
 max_len() {
-  case "$1" in spec|legacy) echo 65536 ;; jws|jwks) echo 8192 ;; *) echo 4096 ;; esac
+  case "$1" in spec|legacy|arazzo) echo 65536 ;; jws|jwks) echo 8192 ;; *) echo 4096 ;; esac
 }
 dict() {
-  case "$1" in spec|legacy) echo "Fuzz/dict/$1.dict" ;; *) echo "Fuzz/dict/jose.dict" ;; esac
+  case "$1" in spec|legacy|arazzo) echo "Fuzz/dict/$1.dict" ;; *) echo "Fuzz/dict/jose.dict" ;; esac
 }
 
 mkdir -p "$OUT"
@@ -147,7 +147,7 @@ for target in $targets; do
   bounded=()
   if [ "$ci" = 1 ]; then
     case "$target" in
-      spec) runs=1500 ;; legacy) runs=400 ;; jws) runs=10000 ;; jwks) runs=1500 ;; *) runs=30000 ;;
+      spec) runs=1500 ;; legacy|arazzo) runs=400 ;; jws) runs=10000 ;; jwks) runs=1500 ;; *) runs=30000 ;;
     esac
     bounded=(-seed=1 -runs="$runs")
   fi

@@ -44,6 +44,14 @@ if printf '%s\n' "$@" | grep -qx -- --test; then
       python3 -m pip install -q --break-system-packages flask pyjwt cryptography
     fi
   fi
+  # The Arazzo tests (Tests/FlowExportTests) validate exports with openapi-spec-validator and run
+  # them with arazzo-runner, the PyPI Arazzo runner.
+  if ! python3 -c 'import arazzo_runner, openapi_spec_validator, yaml' 2>/dev/null; then
+    if ! pip_out=$(python3 -m pip install -q arazzo-runner openapi-spec-validator pyyaml 2>&1); then
+      grep -q externally-managed <<<"$pip_out" || { printf '%s\n' "$pip_out" >&2; exit 2; }
+      python3 -m pip install -q --break-system-packages arazzo-runner openapi-spec-validator pyyaml
+    fi
+  fi
 fi
 
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.x toolchain required)" >&2; exit 2; }

@@ -86,6 +86,7 @@ extension DiagnosticCode {
     public static let duplicateFlowID = DiagnosticCode("FS603", .error, "duplicate flow id")
 
     public static let legacyUnmapped = DiagnosticCode("FS701", .warning, "legacy import: content that could not be mapped")
+    public static let arazzoUnmapped = DiagnosticCode("FS702", .warning, "Arazzo import: content that could not be mapped")
 
     public static let invalidProviderProfile = DiagnosticCode("FS801", .error, "provider profile file is not valid")
     public static let unknownProvider = DiagnosticCode("FS802", .error, "unknown provider")
@@ -103,7 +104,7 @@ extension DiagnosticCode {
         .duplicateAlternateLabel, .malformedHTTP, .malformedExpect, .expectWithoutHTTP, .placeholderTooEarly,
         .unknownProviderValue, .checkStepSends, .missingHTTP, .missingExpect, .ambiguousRequest,
         .unknownTokenRule, .malformedTokenRules, .tokenRuleStep, .tokenRuleWithoutStep, .unknownOriginal,
-        .translationStructure, .duplicateFlowID, .legacyUnmapped, .invalidProviderProfile, .unknownProvider,
+        .translationStructure, .duplicateFlowID, .legacyUnmapped, .arazzoUnmapped, .invalidProviderProfile, .unknownProvider,
         .providerNotNamed, .providerCannotExpress, .providerVariableMissing, .duplicateProviderProfile,
     ]
 }

@@ -13,11 +13,11 @@ private let registerExtensions: Void = {
 
 /// A parsed cmark-gfm document. Owns the parser and the node tree and frees both.
 /// Not Sendable: it lives inside one parse call.
-final class CmarkDocument {
+package final class CmarkDocument {
     private let parser: OpaquePointer
-    let root: CmarkNode
+    package let root: CmarkNode
 
-    init(markdown: ArraySlice<UInt8>, options: Int32 = CMARK_OPT_SOURCEPOS) {
+    package init(markdown: ArraySlice<UInt8>, options: Int32 = CMARK_OPT_SOURCEPOS) {
         _ = registerExtensions
         let parser: OpaquePointer = cmark_parser_new(options)
         self.parser = parser
@@ -57,40 +57,40 @@ final class CmarkDocument {
 }
 
 /// A borrowed node of a `CmarkDocument`; valid while the document lives.
-struct CmarkNode {
+package struct CmarkNode {
     let pointer: OpaquePointer
 
     /// The node's type name: `heading`, `paragraph`, `list`, `item`, `code_block`, `table`,
     /// `table_header`, `table_row`, `table_cell`, `text`, `code`… Extension node types are
     /// runtime values, so names are compared, not constants.
-    var type: String {
+    package var type: String {
         guard let name = cmark_node_get_type_string(pointer) else { return "" }
         return String(cString: name)
     }
 
-    var startLine: Int { Int(cmark_node_get_start_line(pointer)) }
-    var startColumn: Int { Int(cmark_node_get_start_column(pointer)) }
-    var endLine: Int { Int(cmark_node_get_end_line(pointer)) }
+    package var startLine: Int { Int(cmark_node_get_start_line(pointer)) }
+    package var startColumn: Int { Int(cmark_node_get_start_column(pointer)) }
+    package var endLine: Int { Int(cmark_node_get_end_line(pointer)) }
     var endColumn: Int { Int(cmark_node_get_end_column(pointer)) }
-    var headingLevel: Int { Int(cmark_node_get_heading_level(pointer)) }
+    package var headingLevel: Int { Int(cmark_node_get_heading_level(pointer)) }
 
-    var literal: String? {
+    package var literal: String? {
         guard let text = cmark_node_get_literal(pointer) else { return nil }
         return String(cString: text)
     }
 
-    var fenceInfo: String? {
+    package var fenceInfo: String? {
         guard let text = cmark_node_get_fence_info(pointer) else { return nil }
         return String(cString: text)
     }
 
     var isFenced: Bool { cmark_node_get_fenced(pointer, nil, nil, nil) != 0 }
 
-    var firstChild: CmarkNode? { cmark_node_first_child(pointer).map(CmarkNode.init) }
-    var next: CmarkNode? { cmark_node_next(pointer).map(CmarkNode.init) }
+    package var firstChild: CmarkNode? { cmark_node_first_child(pointer).map(CmarkNode.init) }
+    package var next: CmarkNode? { cmark_node_next(pointer).map(CmarkNode.init) }
 
     /// Direct children, in order.
-    var children: [CmarkNode] {
+    package var children: [CmarkNode] {
         var result: [CmarkNode] = []
         var child = firstChild
         while let node = child {
@@ -102,7 +102,7 @@ struct CmarkNode {
 
     /// Concatenated text of the node's inline descendants (text, code, line breaks as spaces),
     /// gathered with cmark's iterator, never by recursion.
-    var plainText: String {
+    package var plainText: String {
         var out = ""
         guard let iterator = cmark_iter_new(pointer) else { return out }
         defer { cmark_iter_free(iterator) }

@@ -68,8 +68,9 @@ struct FrontMatter {
 }
 
 /// Refuses YAML that would make a recursive composer blow the stack (deep nesting), before
-/// Yams ever sees it. Real front matter nests 3 levels; 64 is generous.
-private func maximumNesting(of yaml: String) -> (depth: Int, line: Int) {
+/// Yams ever sees it. Real front matter nests 3 levels; 64 is generous. Also measures the
+/// YAML header of a legacy document before `import` composes it.
+package func maximumNesting(of yaml: String) -> (depth: Int, line: Int) {
     var depth = 0
     var maximum = 0
     var maximumLine = 1
@@ -110,7 +111,7 @@ private func maximumNesting(of yaml: String) -> (depth: Int, line: Int) {
     return (maximum, maximumLine)
 }
 
-struct FrontMatterParser {
+package struct FrontMatterParser {
     let source: SourceText
     let block: FrontMatterBlock
     var diagnostics: [Diagnostic] = []
@@ -357,7 +358,7 @@ struct FrontMatterParser {
         return nil
     }
 
-    static func describe(_ error: YamlError) -> (Mark?, String) {
+    package static func describe(_ error: YamlError) -> (Mark?, String) {
         switch error {
         case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _),
              let .composer(context, problem, mark, _):
@@ -386,7 +387,7 @@ extension Unicode.Scalar {
 
 extension String {
 
-    func trimmingTrailingWhitespace() -> String {
+    package func trimmingTrailingWhitespace() -> String {
         var slice = Substring(self)
         while let last = slice.last, last.isWhitespace { slice.removeLast() }
         return String(slice)

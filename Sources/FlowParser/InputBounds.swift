@@ -8,7 +8,7 @@ import FlowModel
 /// (rows × header columns) bounds that, and keeps peak memory per spec linear in its size
 /// (docs/flow-format.md, "Limits"). Block quotes nested deeper than any document needs are
 /// refused too.
-enum InputBounds {
+package enum InputBounds {
     /// Columns of one table (its delimiter row).
     static let maximumColumns = 128
     /// Cells of all tables of a spec, counted as cmark builds them: (rows + 1) × columns.
@@ -20,7 +20,7 @@ enum InputBounds {
     /// indented or HTML-embedded run of backticks is cmark's job, and a wrong guess would hide a
     /// table from the bound), and container prefixes (`>` quotes, list markers, indentation)
     /// are stripped before a line is read as a table row.
-    static func check(_ source: SourceText) -> Diagnostic? {
+    package static func check(_ source: SourceText) -> Diagnostic? {
         var cells = 0
         var line = 1
         while line <= source.lineCount {

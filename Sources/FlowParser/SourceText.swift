@@ -2,13 +2,13 @@ import FlowModel
 
 /// The bytes of one spec file, split into lines, with conversions between the byte columns
 /// cmark reports and the code-point columns diagnostics use.
-struct SourceText: Sendable {
-    let file: String
-    let bytes: [UInt8]
+package struct SourceText: Sendable {
+    package let file: String
+    package let bytes: [UInt8]
     /// Byte offset of the start of each line (line 1 at index 0).
     let lineStarts: [Int]
 
-    init(file: String, bytes: [UInt8]) {
+    package init(file: String, bytes: [UInt8]) {
         self.file = file
         self.bytes = bytes
         var starts = [0]
@@ -34,7 +34,7 @@ struct SourceText: Sendable {
     }
 
     /// Text of lines `first...last` joined with `\n`.
-    func text(lines first: Int, _ last: Int) -> String {
+    package func text(lines first: Int, _ last: Int) -> String {
         let lower = max(1, first), upper = min(last, lineCount)
         guard lower <= upper else { return "" }
         return (lower...upper).map(lineText).joined(separator: "\n")
@@ -55,7 +55,7 @@ struct SourceText: Sendable {
         SourceLocation(file: file, line: line, column: scalarColumn(line: line, byteColumn: byteColumn))
     }
 
-    func location(line: Int, column: Int) -> SourceLocation {
+    package func location(line: Int, column: Int) -> SourceLocation {
         SourceLocation(file: file, line: line, column: column)
     }
 
@@ -75,14 +75,14 @@ struct SourceText: Sendable {
 }
 
 /// Why a file cannot be read as text at all.
-enum UnusableInput: Equatable {
+package enum UnusableInput: Equatable {
     case binary(offset: Int)
     case invalidUTF8(line: Int, column: Int)
     /// UTF-16 or UTF-32 text (by its byte-order mark, or ASCII interleaved with NUL bytes).
     case otherEncoding(String)
 
     /// The diagnostic that says so (FS001 binary, FS002 not UTF-8), with what to do.
-    func diagnostic(in source: SourceText) -> Diagnostic {
+    package func diagnostic(in source: SourceText) -> Diagnostic {
         let file = source.file
         switch self {
         case .binary(let offset):
@@ -119,7 +119,7 @@ extension SourceText {
     }
 
     /// Checks the bytes are UTF-8 text (no NUL, valid sequences). A leading BOM is accepted.
-    func unusableReason() -> UnusableInput? {
+    package func unusableReason() -> UnusableInput? {
         if let encoding = otherEncoding() { return .otherEncoding(encoding) }
         if let nul = bytes.firstIndex(of: 0) { return .binary(offset: nul) }
         var iterator = bytes.makeIterator()

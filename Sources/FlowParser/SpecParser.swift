@@ -548,14 +548,14 @@ struct FlowBuilder {
 }
 
 extension String {
-    func trimmingBackticks() -> String {
+    package func trimmingBackticks() -> String {
         var slice = Substring(self)
         while slice.first == "`" { slice.removeFirst() }
         while slice.last == "`" { slice.removeLast() }
         return String(slice)
     }
 
-    func trimmingTrailingColon() -> String {
+    package func trimmingTrailingColon() -> String {
         var slice = Substring(self)
         while let last = slice.last, last == ":" || last == " " { slice.removeLast() }
         return String(slice)
@@ -567,7 +567,7 @@ extension String {
         return String(slice).trimmingCharacters()
     }
 
-    func components(separatedByString separator: String) -> [String] {
+    package func components(separatedByString separator: String) -> [String] {
         var parts: [String] = []
         var rest = Substring(self)
         let separatorScalars = Array(separator.unicodeScalars)

@@ -1,4 +1,5 @@
 import FlowLint
+import FlowImport
 import FlowModel
 import FlowParser
 import Foundation

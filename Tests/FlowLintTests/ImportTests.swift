@@ -1,4 +1,4 @@
-import FlowExport
+import FlowImport
 import FlowLint
 import FlowModel
 import FlowParser
@@ -67,6 +67,26 @@ import Testing
             #expect(reread.tokenRules.map(\.id) == flow.tokenRules.map(\.id), "\(flow.id)")
             #expect(reread.tokenRules.map(\.step) == flow.tokenRules.map(\.step), "\(flow.id)")
         }
+    }
+
+    /// A NUL byte anywhere makes a binary file (FS001), not only at offset 0: the importer used to
+    /// compare with `.binary(offset: 0)` and call every other NUL "not UTF-8" (FS002).
+    @Test func aNULByteLaterInTheFileIsBinaryNotBadUTF8() {
+        let bytes = Array("```yaml\n title: x\n```\n\n- **Step 1:** go\n".utf8) + [0] + Array("rest\n".utf8)
+        let result = LegacyImporter().importDocument(bytes: bytes, file: "x.md")
+        #expect(result.flow == nil)
+        #expect(result.report.map(\.code) == ["FS001"])
+        #expect(result.report.first?.message.contains("offset \(bytes.firstIndex(of: 0)!)") == true)
+    }
+
+    /// The header is read by Yams: YAML it cannot read is reported at its line, not guessed at.
+    @Test func aHeaderThatIsNotYAMLIsReportedAtItsLine() throws {
+        let text = "```yaml\ntitle: Sign in\ntags: [a, b\n```\n\n- **Step 1:** The user taps\n- **Step 2:** The app sends\n"
+        let result = LegacyImporter().importDocument(bytes: Array(text.utf8), file: "x.md")
+        let warning = try #require(result.report.first { $0.message.contains("header is not YAML") })
+        #expect(warning.severity == .warning)
+        #expect((2...4).contains(warning.location.line))
+        #expect(result.flow?.steps.map(\.number) == [1, 2])
     }
 
     @Test func nonDocumentsAreRefused() {

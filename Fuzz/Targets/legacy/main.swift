@@ -4,10 +4,9 @@ import CFuzzer
 #if canImport(Glibc)
 import Glibc
 #endif
-import FlowExport
+import FlowImport
 import FlowLint
 import FlowModel
-import FlowParser
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLegacy(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
