@@ -254,6 +254,13 @@ wrk_run "backend GET /api/quotes?symbols=ACME" "$backend" "http://127.0.0.1:$bpo
   -H "X-Api-Key: $key" -H "Accept: application/json"
 # crud-conflicts.md step 1: each POST starts a new conversation (201 and a new shelf id).
 wrk_run "backend POST /api/shelves (new conversation)" "$backend" "http://127.0.0.1:$bport/api/shelves" -s "$out/post.lua"
+# Memory flat: the backend forgets its oldest sessions past 100 000 and its conversations past
+# 20 000, so RSS must level off once those caps are reached (the provider's request log is
+# capped at 100 000 likewise). Two more runs of each growing route show the plateau.
+for run in 2 3; do
+  wrk_run "backend POST /api/shelves, run $run" "$backend" "http://127.0.0.1:$bport/api/shelves" -s "$out/post.lua"
+done
+wrk_run "provider GET /auth/keys, run 2" "$provider" "http://127.0.0.1:$pport/auth/keys"
 
 echo
 echo "abuse:"
