@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Already in the graph through Hummingbird; declared because FlowMocks imports HTTPTypes.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        // OpenAPI 3.0/3.1 documents for `openapi:` in the front matter (FlowOpenAPI).
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
     ],
     targets: [
         // C libraries from Debian: libcmark-gfm-dev + libcmark-gfm-extensions-dev, libssl-dev.
@@ -35,7 +37,19 @@ let package = Package(
         // Core: no NIO anywhere below this line, so these build and test in seconds.
         .target(name: "FlowModel"),
         .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"]),
-        .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser"]),
+        // A flow's `openapi:` description, read with OpenAPIKit (3.0 documents converted to 3.1),
+        // and the questions lint asks of it (operation for a request, body schema, statuses).
+        .target(
+            name: "FlowOpenAPI",
+            dependencies: [
+                "FlowModel", "FlowParser",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser", "FlowOpenAPI"]),
         // Mermaid, Graphviz and JSON views of the model, and the spec writer used by `import`.
         .target(name: "FlowExport", dependencies: ["FlowModel"]),
         .target(

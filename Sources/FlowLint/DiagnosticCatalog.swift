@@ -51,5 +51,12 @@ public enum DiagnosticCatalog {
         "FS804": "token rule the provider's profile cannot express",
         "FS805": "provider profile needs a variable the flow does not declare",
         "FS806": "duplicate provider profile id",
+        "FS901": "OpenAPI description missing, unreadable or invalid",
+        "FS902": "request path not declared in the OpenAPI description",
+        "FS903": "request method not declared for the path",
+        "FS904": "request body lacks a field (or the body) the operation requires",
+        "FS905": "request body does not fit the operation's schema (type, field not allowed, no body declared)",
+        "FS906": "expected status not declared for the operation",
+        "FS907": "matched or captured JSON path not in the response schema",
     ]
 }
