@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",
-            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowSite", "TestSupport"],
+            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowParser", "FlowSite", "TestSupport"],
             exclude: ["GoldenVerdicts"],
             resources: [.copy("Fixtures")]
         ),
