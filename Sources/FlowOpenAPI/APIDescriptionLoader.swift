@@ -88,21 +88,17 @@ public enum APIDescriptionLoader {
     }
 
     private static func read(_ file: String) throws -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+        switch FileReader.read(file, limit: maximumBytes) {
+        case .failure(let problem) where problem.isMissing:
             throw APIDescriptionProblem("OpenAPI description \(file) does not exist", hint: "the path is relative to this spec's folder")
+        case .failure(let problem):
+            throw APIDescriptionProblem("OpenAPI description \(file) \(problem.isTooLarge ? "is over the \(maximumBytes)-byte limit" : problem.message)")
+        case .success(let bytes):
+            guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
+                throw APIDescriptionProblem("OpenAPI description \(file) is not UTF-8 text")
+            }
+            return text
         }
-        guard !isDirectory.boolValue else { throw APIDescriptionProblem("OpenAPI description \(file) is a directory") }
-        guard let handle = FileHandle(forReadingAtPath: file) else {
-            throw APIDescriptionProblem("OpenAPI description \(file) cannot be opened for reading (permissions?)")
-        }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
-        guard data.count <= maximumBytes else { throw APIDescriptionProblem("OpenAPI description \(file) is over the \(maximumBytes)-byte limit") }
-        guard !data.contains(0), let text = String(data: data, encoding: .utf8) else {
-            throw APIDescriptionProblem("OpenAPI description \(file) is not UTF-8 text")
-        }
-        return text
     }
 
     /// Decodes with the OpenAPIKit module for the document's version.

@@ -157,6 +157,82 @@ import Testing
         #expect(run.exitCode(strict: false) == 1)
     }
 
+    /// Schema semantics from the OpenAPI specification, each in its version: 3.0 `nullable`
+    /// (converted by OpenAPIKitCompat), 3.1 `type: [string, "null"]`, required properties of
+    /// nested objects, `additionalProperties: false`, a server URL's path with a variable's
+    /// default, a `{param}` segment taking a placeholder, and a `4XX` range covering 404.
+    @Test(arguments: ["3.0.3", "3.1.0"])
+    func schemaSemanticsPerVersion(version: String) throws {
+        let nullable = version.hasPrefix("3.0") ? "type: string, nullable: true" : "type: [string, \"null\"]"
+        let description = """
+            openapi: \(version)
+            info: { title: t, version: '1' }
+            servers:
+              - url: https://api.example/{base}
+                variables: { base: { default: v2 } }
+            paths:
+              /items/{id}:
+                put:
+                  parameters:
+                    - { name: id, in: path, required: true, schema: { type: string } }
+                  requestBody:
+                    required: true
+                    content:
+                      application/json:
+                        schema:
+                          type: object
+                          additionalProperties: false
+                          required: [note, owner]
+                          properties:
+                            note: { \(nullable) }
+                            count: { type: integer }
+                            owner:
+                              type: object
+                              required: [name]
+                              properties: { name: { type: string } }
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        application/json:
+                          schema:
+                            type: object
+                            properties:
+                              item: { type: object, properties: { tags: { type: array, items: { type: string } } } }
+                    4XX: { description: refused }
+            """
+        let spec = Self.minimalSpec.replacingOccurrences(of: "OPENAPI", with: "../openapi/api.yaml").replacingOccurrences(of: """
+            GET /ping
+            ```
+
+            ```expect
+            status: 200
+            """, with: """
+            PUT /v2/items/{{item}}
+            Content-Type: application/json
+
+            {"note": null, "count": 1.5, "owner": {"nick": "x"}, "extra": {{item}}}
+            ```
+
+            ```expect
+            status: [200, 404]
+            json:
+              $.item.tags[0]: { type: string }
+              $.item.size: { type: number }
+            """).replacingOccurrences(of: "actors:", with: "variables:\n  item: a1\nactors:")
+        let project = try Project(spec: "mini.md", text: spec, openAPI: ["api.yaml": description])
+        defer { project.remove() }
+        let found = project.lint().diagnostics.map { "\($0.code) \($0.message)" }
+        let body = "paths./items/{id}.put.requestBody.content.application/json.schema"
+        // Findings at one place are ordered by code, then message (Diagnostic.sortedForOutput).
+        #expect(found == [
+            "FS904 the body lacks 'name' in $.owner, required by \(body)",
+            "FS905 $.count is a number, but \(body) wants integer",
+            "FS905 the body has 'extra', which \(body) does not allow (additionalProperties: false)",
+            "FS907 $.item.size is not in the response schema paths./items/{id}.put.responses.200.content.application/json.schema",
+        ], "\(found)")
+    }
+
     /// The descriptions in openapi/ are valid for an independent validator (Python's
     /// openapi-spec-validator, installed by scripts/setup.sh --test).
     @Test func repositoryDescriptionsPassOpenAPISpecValidator() throws {
