@@ -25,6 +25,31 @@ public enum APIDescriptionLoader {
     /// Nesting levels (brackets, indentation pairs) accepted before Yams and OpenAPIKit recurse.
     public static let maximumNesting = 128
 
+    /// Nodes of the YAML tree, aliases expanded, accepted before decoding.
+    public static let maximumNodes = 2_000_000
+
+    /// Nodes in `root` with aliases expanded, counted without recursion; stops just past `limit`.
+    static func expandedNodeCount(_ root: Node, limit: Int) -> Int {
+        var count = 0
+        var stack = [root]
+        while let node = stack.popLast() {
+            count += 1
+            if count > limit { return count }
+            switch node {
+            case .mapping(let mapping):
+                for (key, value) in mapping {
+                    stack.append(key)
+                    stack.append(value)
+                }
+            case .sequence(let sequence):
+                stack.append(contentsOf: sequence)
+            case .scalar, .alias:
+                break
+            }
+        }
+        return count
+    }
+
     /// Where `openapi:` of a spec at `specFile` points: relative to the spec's folder.
     public static func resolve(_ written: String, specFile: String) -> Result<String, APIDescriptionProblem> {
         if written.contains("://") {
@@ -68,6 +93,12 @@ public enum APIDescriptionLoader {
                 node = composed
             } catch let error as YamlError {
                 throw APIDescriptionProblem("\(file) is not valid YAML or JSON: \(error)")
+            }
+            // YAML aliases are expanded when decoded: a few lines of nested aliases can stand for
+            // billions of nodes ("billion laughs"). Count the expanded tree, stopping at the bound.
+            guard expandedNodeCount(node, limit: maximumNodes) <= maximumNodes else {
+                throw APIDescriptionProblem("\(file) expands to more than \(maximumNodes) YAML nodes (aliases of aliases?)",
+                                            hint: "write the shared parts as $ref components instead of YAML aliases")
             }
             let version = node["openapi"]?.string ?? ""
             let document = try decode(node, version: version, file: file)

@@ -135,6 +135,13 @@ import Testing
         ```
         """
 
+    /// Nine levels of nine aliases each: 9^9 (387 420 489) scalars once expanded.
+    static let billionLaughs: String = {
+        var lines = ["openapi: 3.1.0", "info:", "  title: t", "  version: '1'", "  x-lol:", "    a0: &a0 [" + Array(repeating: "lol", count: 9).joined(separator: ", ") + "]"]
+        for level in 1...8 { lines.append("    a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 9).joined(separator: ", ") + "]") }
+        return (lines + ["paths: {}"]).joined(separator: "\n") + "\n"
+    }()
+
     /// A description that cannot be used is one clear FS901 at the `openapi:` key: no crash,
     /// no finding about the exchanges, lint exits 1.
     @Test(arguments: [
@@ -145,6 +152,7 @@ import Testing
         ("dangling.yaml", "openapi: 3.1.0\ninfo: { title: x, version: '1' }\npaths:\n  /ping:\n    get:\n      responses:\n        '200': { $ref: '#/components/responses/Nope' }\n", "at .paths['/ping'].get.responses.200"),
         ("deep.json", String(repeating: "[", count: 500) + String(repeating: "]", count: 500), "nested 500 levels deep"),
         ("https://api.example/openapi.yaml", nil, "is a URL"),
+        ("laughs.yaml", billionLaughs, "expands to more than 2000000 YAML nodes"),
     ] as [(String, String?, String)])
     func unusableDescriptionIsOneDiagnostic(file: String, content: String?, message: String) throws {
         let text = Self.minimalSpec.replacingOccurrences(of: "OPENAPI", with: file.contains("://") ? file : "../openapi/\(file)")
