@@ -2,8 +2,9 @@ import FlowModel
 import OpenAPIKit
 
 /// What flowspec needs of one OpenAPI description: its operations by path template and
-/// method, with their request-body and response schemas (references resolved), and where each
-/// part was written in the file. Sendable values; built once per file by `APIDescriptionLoader`.
+/// method, with their request-body and response schemas (path item, request, response and
+/// content references resolved; schema references looked up in `components` when walked), and
+/// where each part was written in the file. Sendable values; built once per file by `APIDescriptionLoader`.
 public struct APIDescription: Sendable {
     /// The file as the flow named it, resolved against the spec's folder.
     public var file: String
@@ -15,13 +16,17 @@ public struct APIDescription: Sendable {
     public var paths: [APIPath]
     /// Where a location in the document (`paths./login.post.responses`) was written.
     public var lines: [String: SourceLocation]
+    /// The document's components, for the `$ref`s inside schemas.
+    public var components: OpenAPI.Components
 
-    public init(file: String, version: String, basePaths: [String], paths: [APIPath], lines: [String: SourceLocation] = [:]) {
+    public init(file: String, version: String, basePaths: [String], paths: [APIPath], lines: [String: SourceLocation] = [:],
+                components: OpenAPI.Components = .noComponents) {
         self.file = file
         self.version = version
         self.basePaths = basePaths
         self.paths = paths
         self.lines = lines
+        self.components = components
     }
 
     /// The written position of `location`, or of its nearest written ancestor.
@@ -139,10 +144,10 @@ public struct APIResponse: Sendable {
 /// One media type of a body and its schema (nil: the description gives none).
 public struct APIContent: Sendable {
     public var mediaType: String
-    public var schema: DereferencedJSONSchema?
+    public var schema: JSONSchema?
     public var location: APILocation
 
-    public init(mediaType: String, schema: DereferencedJSONSchema?, location: APILocation) {
+    public init(mediaType: String, schema: JSONSchema?, location: APILocation) {
         self.mediaType = mediaType
         self.schema = schema
         self.location = location

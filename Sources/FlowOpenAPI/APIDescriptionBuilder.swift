@@ -3,42 +3,50 @@ import Foundation
 import OpenAPIKit
 import Yams
 
-/// Turns OpenAPIKit's dereferenced document into `APIDescription`, and records where the
-/// paths, operations, request bodies and responses were written (from Yams' node marks).
+/// Turns OpenAPIKit's document into `APIDescription`, and records where the paths, operations,
+/// request bodies and responses were written (from Yams' node marks). References to path
+/// items, requests, responses and contents are looked up in the components here; schemas keep
+/// theirs (a schema may refer to itself) and are resolved as they are walked.
 struct APIDescriptionBuilder {
     let file: String
     let version: String
     let root: Node
 
-    func build(_ document: DereferencedDocument) -> APIDescription {
+    func build(_ document: OpenAPI.Document) -> APIDescription {
+        let components = document.components
         var paths: [APIPath] = []
-        for (path, item) in document.paths {
+        for (path, reference) in document.paths {
+            guard let item = components[reference] else { continue }
             let template = path.rawValue
             let pathLocation = APILocation(["paths", template])
             let operations = item.endpoints.map { endpoint in
-                operation(endpoint.operation, method: endpoint.method.rawValue.uppercased(), at: pathLocation.appending(endpoint.method.rawValue.lowercased()))
+                operation(endpoint.operation, method: endpoint.method.rawValue.uppercased(),
+                          at: pathLocation.appending(endpoint.method.rawValue.lowercased()), components)
             }
             paths.append(APIPath(template: template, operations: operations))
         }
-        return APIDescription(file: file, version: version, basePaths: basePaths(document.underlyingDocument.servers), paths: paths, lines: lines())
+        return APIDescription(file: file, version: version, basePaths: basePaths(document.servers), paths: paths, lines: lines(),
+                              components: components)
     }
 
-    private func operation(_ operation: DereferencedOperation, method: String, at location: APILocation) -> APIOperation {
-        let body = operation.requestBody.map { body in
-            APIRequestBody(required: body.required, content: content(body.content, at: location.appending("requestBody", "content")),
+    private func operation(_ operation: OpenAPI.Operation, method: String, at location: APILocation, _ components: OpenAPI.Components) -> APIOperation {
+        let body = operation.requestBody.flatMap { components[$0] }.map { body in
+            APIRequestBody(required: body.required, content: content(body.content, at: location.appending("requestBody", "content"), components),
                            location: location.appending("requestBody"))
         }
-        let responses = operation.responses.map { status, response in
+        let responses = operation.responses.compactMap { status, reference -> APIResponse? in
+            guard let response = components[reference] else { return nil }
             let at = location.appending("responses", status.rawValue)
-            return APIResponse(status: status.rawValue, content: content(response.content, at: at.appending("content")), location: at)
+            return APIResponse(status: status.rawValue, content: content(response.content, at: at.appending("content"), components), location: at)
         }
         return APIOperation(method: method, operationID: operation.operationId, summary: operation.summary,
                             requestBody: body, responses: responses, location: location)
     }
 
-    private func content(_ map: DereferencedContent.Map, at location: APILocation) -> [APIContent] {
-        map.map { type, content in
-            APIContent(mediaType: type.rawValue, schema: content.schema, location: location.appending(type.rawValue, "schema"))
+    private func content(_ map: OpenAPI.Content.Map, at location: APILocation, _ components: OpenAPI.Components) -> [APIContent] {
+        map.compactMap { type, reference -> APIContent? in
+            guard let content = components[reference] else { return nil }
+            return APIContent(mediaType: type.rawValue, schema: content.schema, location: location.appending(type.rawValue, "schema"))
         }
     }
 

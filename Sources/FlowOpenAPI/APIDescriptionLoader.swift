@@ -17,8 +17,8 @@ public struct APIDescriptionProblem: Error, Hashable, Sendable {
 
 /// Reads an OpenAPI 3.0 / 3.1 description (YAML or JSON) with OpenAPIKit: 3.0 documents are
 /// converted to 3.1 by OpenAPIKitCompat, the document is validated with OpenAPIKit's default
-/// validations, and references inside the document are resolved. Nothing is fetched: a
-/// reference to another file is a problem, not a download.
+/// validations (references inside the document must resolve), and references are looked up in
+/// its components. Nothing is fetched: a reference to another file is a problem, not a download.
 public enum APIDescriptionLoader {
     /// Bytes read at most (like a spec).
     public static let maximumBytes = 16 * 1024 * 1024
@@ -102,15 +102,9 @@ public enum APIDescriptionLoader {
             }
             let version = node["openapi"]?.string ?? ""
             let document = try decode(node, version: version, file: file)
+            // The default validations include "every reference inside the document resolves".
             _ = try validated(document, file: file)
-            let dereferenced: DereferencedDocument
-            do {
-                dereferenced = try document.locallyDereferenced()
-            } catch {
-                throw APIDescriptionProblem("\(file): a reference cannot be resolved: \(OpenAPI.Error(from: error).localizedDescription)",
-                                            hint: "flowspec resolves references inside the document (#/components/…) only")
-            }
-            return .success(APIDescriptionBuilder(file: file, version: version, root: node).build(dereferenced))
+            return .success(APIDescriptionBuilder(file: file, version: version, root: node).build(document))
         } catch let problem as APIDescriptionProblem {
             return .failure(problem)
         } catch {

@@ -13,22 +13,47 @@ public enum BodyProblem: Hashable, Sendable {
 }
 
 /// The checks lint makes of a request body and of a response's JSON paths, on OpenAPIKit's
-/// dereferenced schemas. Deliberately the structural part of JSON Schema (required, type,
-/// closed objects, items, allOf/anyOf/oneOf): what a spec's example body can get wrong.
+/// schemas, references looked up in the document's components as they are met (a recursive
+/// schema is fine: every walk is bounded to 64 levels). Deliberately the structural part of JSON
+/// Schema (required, type, closed objects, items, allOf/anyOf/oneOf): what a spec's example
+/// body can get wrong.
 public enum SchemaChecks {
     /// A placeholder outside a JSON string in a body stands for a value of unknown type.
     public static let unknownValue = "\u{E000}flowspec-placeholder"
 
     /// Problems of `value` against `schema`, depth-first, in document order.
-    public static func problems(_ value: JSONValue, against schema: DereferencedJSONSchema) -> [BodyProblem] {
+    public static func problems(_ value: JSONValue, against schema: JSONSchema, in components: OpenAPI.Components) -> [BodyProblem] {
         var found: [BodyProblem] = []
-        check(value, schema, at: JSONPath(components: []), depth: 0, into: &found)
+        Walk(components: components).check(value, schema, at: JSONPath(components: []), depth: 0, into: &found)
         return found
     }
 
-    private static func check(_ value: JSONValue, _ schema: DereferencedJSONSchema, at path: JSONPath, depth: Int, into found: inout [BodyProblem]) {
-        guard depth < 64, value != .string(unknownValue) else { return }
-        switch schema {
+    /// The first component of `path` the schema does not have, as the path up to and
+    /// including it; nil when the whole path can exist. A schema that leaves a level open
+    /// (no type, `additionalProperties` not false, a `patternProperties`) lets the rest exist.
+    public static func missingPrefix(of path: JSONPath, in schema: JSONSchema, components: OpenAPI.Components) -> JSONPath? {
+        Walk(components: components).missing(path.components[...], in: schema, walked: [], depth: 0)
+    }
+}
+
+private struct Walk {
+    let components: OpenAPI.Components
+
+    /// The schema a `$ref` names (nil: dangling, which validation already refused).
+    func resolved(_ schema: JSONSchema, depth: Int) -> JSONSchema? {
+        var current = schema
+        var hops = 0
+        while case .reference(let reference, _) = current.value {
+            guard hops < 64, let target = components[reference] else { return nil }
+            current = target
+            hops += 1
+        }
+        return current
+    }
+
+    func check(_ value: JSONValue, _ schema: JSONSchema, at path: JSONPath, depth: Int, into found: inout [BodyProblem]) {
+        guard depth < 64, value != .string(SchemaChecks.unknownValue), let schema = resolved(schema, depth: depth) else { return }
+        switch schema.value {
         case .all(of: let schemas, _):
             for schema in schemas { check(value, schema, at: path, depth: depth + 1, into: &found) }
             return
@@ -41,17 +66,17 @@ public enum SchemaChecks {
             }
             if !results.contains(where: \.isEmpty) { found += results.first ?? [] }
             return
-        case .not, .fragment:
+        case .not, .fragment, .reference:
             return
         default:
             break
         }
-        let allowed = allowedTypes(schema)
+        let allowed = SchemaChecks.allowedTypes(schema)
         guard allowed.contains(where: { fits(value, $0) }) else {
             found.append(.wrongType(at: path, expected: allowed, found: typeName(value)))
             return
         }
-        switch (value, schema) {
+        switch (value, schema.value) {
         case (.object(let members), .object(_, let context)):
             for name in context.requiredProperties where members[name] == nil {
                 found.append(.missingRequired(at: path, name: name))
@@ -76,24 +101,7 @@ public enum SchemaChecks {
         }
     }
 
-    /// JSON type names a schema node accepts (`nullable` / `type: [x, "null"]` add `null`).
-    static func allowedTypes(_ schema: DereferencedJSONSchema) -> [String] {
-        var types: [String]
-        switch schema {
-        case .null: types = ["null"]
-        case .boolean: types = ["boolean"]
-        case .number: types = ["number"]
-        case .integer: types = ["integer"]
-        case .string: types = ["string"]
-        case .object: types = ["object"]
-        case .array: types = ["array"]
-        default: return []
-        }
-        if schema.nullable, !types.contains("null") { types.append("null") }
-        return types
-    }
-
-    private static func fits(_ value: JSONValue, _ type: String) -> Bool {
+    private func fits(_ value: JSONValue, _ type: String) -> Bool {
         switch (value, type) {
         case (.null, "null"), (.bool, "boolean"), (.number, "number"), (.string, "string"), (.array, "array"), (.object, "object"):
             return true
@@ -104,28 +112,21 @@ public enum SchemaChecks {
         }
     }
 
-    private static func typeName(_ value: JSONValue) -> String {
+    private func typeName(_ value: JSONValue) -> String {
         if case .number(let number) = value, number.rounded() == number { return "integer" }
         return value.typeName.rawValue
     }
 
-    /// The first component of `path` the schema does not have, as the path up to and
-    /// including it; nil when the whole path can exist. A schema that leaves a level open
-    /// (no type, `additionalProperties` not false, a `patternProperties`) lets the rest exist.
-    public static func missingPrefix(of path: JSONPath, in schema: DereferencedJSONSchema) -> JSONPath? {
-        missing(path.components[...], in: schema, walked: [], depth: 0)
-    }
-
-    private static func missing(_ rest: ArraySlice<JSONPath.Component>, in schema: DereferencedJSONSchema, walked: [JSONPath.Component], depth: Int) -> JSONPath? {
-        guard let component = rest.first, depth < 64 else { return nil }
+    func missing(_ rest: ArraySlice<JSONPath.Component>, in schema: JSONSchema, walked: [JSONPath.Component], depth: Int) -> JSONPath? {
+        guard let component = rest.first, depth < 64, let schema = resolved(schema, depth: depth) else { return nil }
         let here = JSONPath(components: walked + [component])
-        switch schema {
+        switch schema.value {
         case .all(of: let schemas, _), .any(of: let schemas, _), .one(of: let schemas, _):
             // The path can exist when it can exist in one of the subschemas.
             let results = schemas.map { missing(rest, in: $0, walked: walked, depth: depth + 1) }
             if results.isEmpty || results.contains(where: { $0 == nil }) { return nil }
             return results.compactMap { $0 }.max { $0.components.count < $1.components.count }
-        case .fragment, .not:
+        case .fragment, .not, .reference:
             return nil
         case .object(_, let context):
             guard case .key(let name) = component else { return here }
@@ -148,6 +149,25 @@ public enum SchemaChecks {
         default:
             return here
         }
+    }
+}
+
+extension SchemaChecks {
+    /// JSON type names a schema node accepts (`nullable` / `type: [x, "null"]` add `null`).
+    static func allowedTypes(_ schema: JSONSchema) -> [String] {
+        var types: [String]
+        switch schema.value {
+        case .null: types = ["null"]
+        case .boolean: types = ["boolean"]
+        case .number: types = ["number"]
+        case .integer: types = ["integer"]
+        case .string: types = ["string"]
+        case .object: types = ["object"]
+        case .array: types = ["array"]
+        default: return []
+        }
+        if schema.nullable, !types.contains("null") { types.append("null") }
+        return types
     }
 }
 

@@ -241,6 +241,38 @@ import Testing
         ], "\(found)")
     }
 
+    /// A schema that refers to itself (a tree) is valid OpenAPI: paths into it are walked, a
+    /// typo deep inside is found, nothing loops.
+    @Test func recursiveSchemaIsWalked() throws {
+        let description = """
+            openapi: 3.1.0
+            info: { title: t, version: '1' }
+            paths:
+              /ping:
+                get:
+                  responses:
+                    '200':
+                      description: ok
+                      content:
+                        application/json:
+                          schema: { $ref: '#/components/schemas/Node' }
+            components:
+              schemas:
+                Node:
+                  type: object
+                  properties:
+                    name: { type: string }
+                    child: { $ref: '#/components/schemas/Node' }
+            """
+        let spec = Self.minimalSpec.replacingOccurrences(of: "OPENAPI", with: "../openapi/api.yaml")
+            .replacingOccurrences(of: "status: 200", with: "status: 200\njson:\n  $.child.child.child.name: { type: string }\n  $.child.child.nam: { type: string }")
+        let project = try Project(spec: "mini.md", text: spec, openAPI: ["api.yaml": description])
+        defer { project.remove() }
+        let found = project.lint().diagnostics
+        #expect(found.map(\.code) == ["FS907"], "\(found.map(\.message))")
+        #expect(found.first?.message.hasPrefix("$.child.child.nam is not in") == true)
+    }
+
     /// The descriptions in openapi/ are valid for an independent validator (Python's
     /// openapi-spec-validator, installed by scripts/setup.sh --test).
     @Test func repositoryDescriptionsPassOpenAPISpecValidator() throws {

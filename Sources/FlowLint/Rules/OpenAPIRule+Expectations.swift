@@ -51,7 +51,7 @@ extension ExchangeChecker {
                 continue
             }
             guard let schema = json.schema else { return nil }
-            guard let missing = SchemaChecks.missingPrefix(of: path, in: schema) else { return nil }
+            guard let missing = SchemaChecks.missingPrefix(of: path, in: schema, components: description.components) else { return nil }
             let what = missing == path ? "\(path) is not in" : "\(path) is not in (\(missing) is not a property of)"
             first = first ?? ("\(what) the response schema \(json.location)", json.location)
         }

@@ -99,7 +99,7 @@ struct ExchangeChecker {
             return
         }
         guard let json = declared.json, let schema = json.schema, let value = SchemaChecks.jsonBody(text) else { return }
-        for problem in SchemaChecks.problems(value, against: schema) {
+        for problem in SchemaChecks.problems(value, against: schema, in: description.components) {
             switch problem {
             case .missingRequired(let at, let name):
                 diagnostics.append(error(.requiredFieldMissing, bodyAt, "the body lacks '\(name)'\(Self.inside(at)), required by \(json.location)",
