@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // OpenAPI 3.0/3.1 documents for `openapi:` in the front matter (FlowOpenAPI).
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
     ],
     targets: [
         // C libraries from Debian: libcmark-gfm-dev + libcmark-gfm-extensions-dev, libssl-dev.
@@ -37,7 +39,19 @@ let package = Package(
         // Core: no NIO anywhere below this line, so these build and test in seconds.
         .target(name: "FlowModel"),
         .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"]),
-        .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser"]),
+        // A flow's `openapi:` description, read with OpenAPIKit (3.0 documents converted to 3.1),
+        // and the questions lint asks of it (operation for a request, body schema, statuses).
+        .target(
+            name: "FlowOpenAPI",
+            dependencies: [
+                "FlowModel", "FlowParser",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser", "FlowOpenAPI"]),
         // Mermaid, Graphviz, JSON and Arazzo 1.0 (+ OpenAPI) views of the model; Yams writes the YAML.
         .target(name: "FlowExport", dependencies: ["FlowModel", .product(name: "Yams", package: "Yams")]),
         // One home for `import`: legacy documents and Arazzo documents in, specs out (SpecWriter).
@@ -126,7 +140,7 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",
-            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowSite", "TestSupport"],
+            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowParser", "FlowSite", "TestSupport"],
             exclude: ["GoldenVerdicts"],
             resources: [.copy("Fixtures")]
         ),

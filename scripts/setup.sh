@@ -35,6 +35,13 @@ fi
 if printf '%s\n' "$@" | grep -qx -- --test; then
   command -v python3 >/dev/null || { echo "setup: python3 is needed by the tests" >&2; exit 2; }
   python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install -q jsonschema
+  # The OpenAPI lint tests validate openapi/*.yaml with an independent validator.
+  if ! python3 -c 'import openapi_spec_validator' 2>/dev/null; then
+    if ! pip_out=$(python3 -m pip install -q openapi-spec-validator 2>&1); then
+      grep -q externally-managed <<<"$pip_out" || { printf '%s\n' "$pip_out" >&2; exit 2; }
+      python3 -m pip install -q --break-system-packages openapi-spec-validator
+    fi
+  fi
   # The interop test runs an independent reference backend (Tests/FlowCheckTests/Fixtures/interop/):
   # Flask + PyJWT, with cryptography for RS256. Fall back to --break-system-packages only when pip
   # refuses an externally-managed environment.

@@ -19,8 +19,9 @@ struct CheckCommand: AsyncParsableCommand {
 
         What runs:
           scenarios    every path through each flow's state machine (flow/path-N)
-          token cases  for each row of a flow's token-rules table, every case of its family
-                       (flow/rule/CASE, flow/rule/CASE[i] per variant), each from a fresh sign-in
+          token cases  for each row of a flow's token-rules table, every case of its
+                       family (flow/rule/CASE, flow/rule/CASE[i] per variant), each
+                       from a fresh sign-in
         UI-only, internal and response steps are reported as not executable, never as passed.
 
         Without --backend the embedded mock backend (derived from the specs) is started on \
@@ -29,16 +30,26 @@ struct CheckCommand: AsyncParsableCommand {
         configuration (discovery document, or JWKS and token URLs) at them, and give its client \
         registration so its client authentication can be verified.
 
-        Examples:
-          flowspec check                                   all of flows/ against the embedded mock
-          flowspec check --defect skip-nonce --case C12    watch one defect get caught
+        Examples (each line shorter than 80 columns, so help never breaks a command):
+          # all of flows/ against the embedded mock backend
+          flowspec check
+          # watch one defect get caught
+          flowspec check --defect skip-nonce --case C12
+          # a live backend, with JUnit, JSON and job-summary reports
           flowspec check --backend http://127.0.0.1:8080 --provider-port 9999 \\
-              --registration clients.json --report junit:out/junit.xml --report json:out/check.json
+              --registration clients.json --report junit:out/junit.xml \\
+              --report json:out/check.json --report markdown:out/summary.md
+          # a backend in a container reaching the mock provider on the host
           flowspec check --flow google-sign-in-web --backend http://127.0.0.1:8080 \\
-              --provider-host 0.0.0.0 --provider-url http://host.docker.internal:9999 \\
-              --provider-port 9999 --registration google-client.json
-          flowspec check --shard 2/4 --report json:shard2.json     one slice of a CI matrix
-          flowspec check --merge shard*.json --report junit:all.xml merge shard reports
+              --provider-host 0.0.0.0 --provider-port 9999 \\
+              --provider-url http://host.docker.internal:9999 \\
+              --registration google-client.json
+          # one slice of a CI matrix, then the shards merged
+          flowspec check --shard 2/4 --report json:shard2.json
+          flowspec check --merge shard*.json --report junit:all.xml
+          # a GitHub job summary linking to the published site
+          flowspec check --report markdown:$GITHUB_STEP_SUMMARY \\
+              --site-url https://example.github.io/flows/
 
         A registration file is JSON, one object or an array: {"provider", "client_id", \
         "client_secret_env" | "client_secret_file" | "public_key_pem" | "public_key_file", \
@@ -71,8 +82,11 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run only the I-th of N deterministic slices (1-based), e.g. 2/4.", valueName: "I/N"))
     var shard: String?
 
-    @Option(name: .customLong("report"), help: ArgumentHelp("Write a report: json:PATH or junit:PATH (repeatable).", valueName: "format:path"))
+    @Option(name: .customLong("report"), help: ArgumentHelp("Write a report: json:PATH, junit:PATH or markdown:PATH (repeatable).", valueName: "format:path"))
     var reports: [String] = []
+
+    @Option(help: ArgumentHelp("Where the site is published, for the Markdown report's links to steps (default: site/_build/).", valueName: "url"))
+    var siteURL: String = MarkdownReport.defaultSiteURL
 
     @Option(help: ArgumentHelp("Port of the mock provider (default: any free port); a second provider takes the next port.", valueName: "port"))
     var providerPort: Int = 0
@@ -94,7 +108,7 @@ struct CheckCommand: AsyncParsableCommand {
         if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let shard, Shard(parsing: shard) == nil { throw ValidationError("--shard must be I/N with 1 ≤ I ≤ N, e.g. 2/4") }
         for report in reports where ReportTarget(parsing: report) == nil {
-            throw ValidationError("--report \(report): expected json:PATH or junit:PATH")
+            throw ValidationError("--report \(report): expected json:PATH, junit:PATH or markdown:PATH")
         }
         if !(0...65535).contains(providerPort) { throw ValidationError("--provider-port must be 0…65535") }
         if backend != nil, !defects.isEmpty { throw ValidationError("--defect only applies to the embedded mock backend (no --backend)") }
@@ -131,7 +145,11 @@ public enum CheckCLI {
     }
 
     static func execute(_ command: CheckCommand, console: Console) async -> Int32 {
-        let reports = command.reports.compactMap(ReportTarget.init(parsing:))
+        let reports = command.reports.compactMap(ReportTarget.init(parsing:)).map { target in
+            var target = target
+            target.siteURL = command.siteURL
+            return target
+        }
         if !command.merge.isEmpty {
             return mergeReports(command.merge, into: reports, console: console)
         }

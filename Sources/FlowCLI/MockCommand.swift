@@ -28,7 +28,8 @@ struct MockCommand: AsyncParsableCommand {
           flowspec mock --port 9999 --client-id com.example.web --team-id A1B2C3D4E5 \\
               --key-id 2X9R4HXF34 --client-public-key AuthKey_2X9R4HXF34.pub.pem
           flowspec mock --provider oidc --provider-host 0.0.0.0 \\
-              --provider-url http://host.docker.internal:9999 --port 9999 --registration clients.json
+              --provider-url http://host.docker.internal:9999 --port 9999 \\
+              --registration clients.json
           flowspec mock --backend --backend-port 8080 flows/
 
         Authorize by hand: open the printed authorize URL with client_id, redirect_uri, \

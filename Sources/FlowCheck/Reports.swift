@@ -6,17 +6,22 @@ public struct ReportTarget: Sendable, Hashable, CustomStringConvertible {
     public enum Format: String, Sendable, Hashable, CaseIterable {
         case json
         case junit
+        /// A job summary (docs/check.md, "Reports"); links to the site's steps.
+        case markdown
     }
 
     public var format: Format
     public var path: String
+    /// Where the site is published, for the Markdown report's links (`--site-url`).
+    public var siteURL: String
 
-    public init(format: Format, path: String) {
+    public init(format: Format, path: String, siteURL: String = MarkdownReport.defaultSiteURL) {
         self.format = format
         self.path = path
+        self.siteURL = siteURL
     }
 
-    /// Parses `json:out/check.json` or `junit:out/junit.xml`.
+    /// Parses `json:out/check.json`, `junit:out/junit.xml` or `markdown:summary.md`.
     public init?(parsing text: String) {
         guard let colon = text.firstIndex(of: ":"), let format = Format(rawValue: String(text[..<colon]).lowercased()) else { return nil }
         let path = String(text[text.index(after: colon)...])
@@ -188,6 +193,7 @@ extension CheckReport {
             switch target.format {
             case .json: try JSONReport.encode(self).write(to: url, options: .atomic)
             case .junit: try Data(JUnitReport.render(self).utf8).write(to: url, options: .atomic)
+            case .markdown: try Data(MarkdownReport.render(self, siteURL: target.siteURL).utf8).write(to: url, options: .atomic)
             }
         }
     }

@@ -17,6 +17,7 @@ public enum SpecWriter {
         if !flow.tags.isEmpty { out += "tags: [\(flow.tags.map(yaml).joined(separator: ", "))]\n" }
         if !flow.environments.isEmpty { out += "environments: [\(flow.environments.map(yaml).joined(separator: ", "))]\n" }
         if let provider = flow.provider { out += "provider: \(yaml(provider))\n" }
+        if let openapi = flow.openapi { out += "openapi: \(yaml(openapi))\n" }
         if let nonce = flow.nonce { out += "nonce: \(nonce.rawValue)\n" }
         out += "actors:\n"
         for actor in flow.actors {

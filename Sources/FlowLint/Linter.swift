@@ -1,4 +1,5 @@
 import FlowModel
+import FlowOpenAPI
 import FlowParser
 import Foundation
 #if canImport(Glibc)
@@ -38,6 +39,7 @@ public struct LintRun: Sendable {
 public struct Linter: Sendable {
     static let flowRules: [any FlowRule] = [
         StepNumbersRule(), ActorsRule(), TransitionsRule(), VariablesRule(), ExchangesRule(), AmbiguityRule(), InvisibleTextRule(), TokenRulesRule(), ProviderRule(),
+        OpenAPIRule(),
     ]
     static let corpusRules: [any CorpusRule] = [UniqueIDsRule(), TranslationRule()]
 
@@ -92,15 +94,33 @@ public struct Linter: Sendable {
     public func lint(flows: [Flow], providers: ProviderCatalog? = nil) -> [Diagnostic] {
         let providers = providers ?? self.providers
         let perFlow = OrderedSlots<[Diagnostic]>(count: flows.count)
+        let descriptions = Self.openAPIDescriptions(for: flows)
         DispatchQueue.concurrentPerform(iterations: flows.count) { index in
             var found: [Diagnostic] = []
-            let context = RuleContext(flow: flows[index], providers: providers)
+            let context = RuleContext(flow: flows[index], providers: providers, openAPI: descriptions[index])
             for rule in Self.flowRules { rule.check(context, into: &found) }
             perFlow.set(index, found)
         }
         var diagnostics = perFlow.values.flatMap { $0 }
         for rule in Self.corpusRules { rule.check(flows, into: &diagnostics) }
         return diagnostics
+    }
+
+    /// Each flow's `openapi:` description, each file read once however many flows name it.
+    static func openAPIDescriptions(for flows: [Flow]) -> [Result<APIDescription, APIDescriptionProblem>?] {
+        var loaded: [String: Result<APIDescription, APIDescriptionProblem>] = [:]
+        return flows.map { flow in
+            guard let written = flow.openapi else { return nil }
+            switch APIDescriptionLoader.resolve(written, specFile: flow.file) {
+            case .failure(let problem):
+                return .failure(problem)
+            case .success(let file):
+                if let known = loaded[file] { return known }
+                let result = APIDescriptionLoader.load(file: file)
+                loaded[file] = result
+                return result
+            }
+        }
     }
 
     /// Parses files on all cores; results come back in file order.

@@ -1,4 +1,5 @@
 import FlowModel
+import FlowOpenAPI
 import FlowParser
 
 /// What a rule sees of one flow: the flow and its state machine, built once.
@@ -7,11 +8,15 @@ public struct RuleContext: Sendable {
     public let machine: StateMachine
     /// The provider profiles the run knows (built-ins and the project's own).
     public let providers: ProviderCatalog
+    /// The flow's `openapi:` description, loaded once per file for the run; nil when the flow
+    /// names none.
+    public let openAPI: Result<APIDescription, APIDescriptionProblem>?
 
-    public init(flow: Flow, providers: ProviderCatalog = .builtIn) {
+    public init(flow: Flow, providers: ProviderCatalog = .builtIn, openAPI: Result<APIDescription, APIDescriptionProblem>? = nil) {
         self.flow = flow
         self.machine = StateMachine(flow: flow)
         self.providers = providers
+        self.openAPI = openAPI
     }
 }
 

@@ -95,6 +95,14 @@ extension DiagnosticCode {
     public static let providerVariableMissing = DiagnosticCode("FS805", .error, "provider profile needs a variable the flow does not declare")
     public static let duplicateProviderProfile = DiagnosticCode("FS806", .error, "duplicate provider profile id")
 
+    public static let descriptionUnusable = DiagnosticCode("FS901", .error, "OpenAPI description missing, unreadable or invalid")
+    public static let pathNotDeclared = DiagnosticCode("FS902", .error, "request path not declared in the OpenAPI description")
+    public static let methodNotDeclared = DiagnosticCode("FS903", .error, "request method not declared for the path")
+    public static let requiredFieldMissing = DiagnosticCode("FS904", .error, "request body lacks a field (or the body) the operation requires")
+    public static let bodyDoesNotFit = DiagnosticCode("FS905", .error, "request body does not fit the operation's schema (type, field not allowed, no body declared)")
+    public static let statusNotDeclared = DiagnosticCode("FS906", .error, "expected status not declared for the operation")
+    public static let jsonPathNotInSchema = DiagnosticCode("FS907", .error, "matched or captured JSON path not in the response schema")
+
     /// Every code, in id order.
     public static let all: [DiagnosticCode] = [
         .binaryFile, .notUTF8, .unreadable, .tooLarge, .noSpecs, .workBound, .frontMatterMissing,
@@ -106,5 +114,6 @@ extension DiagnosticCode {
         .unknownTokenRule, .malformedTokenRules, .tokenRuleStep, .tokenRuleWithoutStep, .unknownOriginal,
         .translationStructure, .duplicateFlowID, .legacyUnmapped, .arazzoUnmapped, .invalidProviderProfile, .unknownProvider,
         .providerNotNamed, .providerCannotExpress, .providerVariableMissing, .duplicateProviderProfile,
+        .descriptionUnusable, .pathNotDeclared, .methodNotDeclared, .requiredFieldMissing, .bodyDoesNotFit, .statusNotDeclared, .jsonPathNotInSchema,
     ]
 }

@@ -20,6 +20,9 @@ public struct Flow: Hashable, Sendable, Codable {
     /// How the nonce reaches the ID token's claim in this flow (front matter `nonce:`); nil =
     /// the provider profile's default.
     public var nonce: NonceTransform?
+    /// The OpenAPI 3.0/3.1 description of the backend (front matter `openapi:`), a path
+    /// relative to the spec's folder, as written; lint checks the exchanges against it.
+    public var openapi: String?
     /// Actors in declaration order (the order of the diagram's participants).
     public var actors: [Actor]
     /// Declared variables in declaration order, usable as `{{name}}`.
@@ -49,6 +52,7 @@ public struct Flow: Hashable, Sendable, Codable {
         environments: [String] = [],
         provider: String? = nil,
         nonce: NonceTransform? = nil,
+        openapi: String? = nil,
         actors: [Actor] = [],
         variables: [Variable] = [],
         steps: [Step] = [],
@@ -69,6 +73,7 @@ public struct Flow: Hashable, Sendable, Codable {
         self.environments = environments
         self.provider = provider
         self.nonce = nonce
+        self.openapi = openapi
         self.actors = actors
         self.variables = variables
         self.steps = steps

@@ -1,18 +1,20 @@
 import Foundation
 
-/// Reads files for the parser with a size limit checked before reading.
-enum FileReader {
-    struct Problem: Error {
-        var message: String
-        var isTooLarge: Bool = false
+/// Reads files with a size limit checked before reading: specs, and the OpenAPI descriptions
+/// they name (FlowOpenAPI).
+public enum FileReader {
+    public struct Problem: Error {
+        public var message: String
+        public var isTooLarge: Bool = false
+        public var isMissing: Bool = false
     }
 
-    static func read(_ path: String, limit: Int) -> Result<[UInt8], Problem> {
+    public static func read(_ path: String, limit: Int) -> Result<[UInt8], Problem> {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return .failure(Problem(message: "no such file"))
+            return .failure(Problem(message: "no such file", isMissing: true))
         }
-        if isDirectory.boolValue { return .failure(Problem(message: "is a directory, not a spec file")) }
+        if isDirectory.boolValue { return .failure(Problem(message: "is a directory, not a file")) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             return .failure(Problem(message: "cannot be opened for reading (permissions?)"))
         }

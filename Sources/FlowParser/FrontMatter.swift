@@ -57,14 +57,22 @@ struct FrontMatter {
     var environments: [String] = []
     var provider: String?
     var nonce: NonceTransform?
+    var openapi: String?
     var actors: [Actor] = []
     var variables: [Variable] = []
     var keyLocations: [String: SourceLocation] = [:]
 
     static let knownKeys: [String] = [
-        "id", "title", "summary", "lang", "translation-of", "tags", "environments", "provider", "nonce", "actors", "variables",
+        "id", "title", "summary", "lang", "translation-of", "tags", "environments", "provider", "nonce", "openapi", "actors", "variables",
     ]
     static let requiredKeys: [String] = ["id", "title", "actors"]
+}
+
+/// How deep a YAML (or JSON) text nests, measured on the text before Yams' recursive composer
+/// sees it: flow brackets, and block indentation counted in pairs of spaces or dashes. The
+/// front matter and `openapi:` descriptions are refused above their bound.
+public enum YAMLNesting {
+    public static func deepest(in yaml: String) -> (depth: Int, line: Int) { maximumNesting(of: yaml) }
 }
 
 /// Refuses YAML that would make a recursive composer blow the stack (deep nesting), before
@@ -197,6 +205,7 @@ package struct FrontMatterParser {
                 }
             case "translation-of": result.translationOf = string(value, key: key)
             case "provider": result.provider = string(value, key: key)
+            case "openapi": result.openapi = string(value, key: key)
             case "nonce":
                 if let text = string(value, key: key) {
                     if let transform = NonceTransform(rawValue: text) {

@@ -104,6 +104,7 @@ struct FlowBuilder {
             environments: frontMatter.environments,
             provider: frontMatter.provider,
             nonce: frontMatter.nonce,
+            openapi: frontMatter.openapi,
             actors: frontMatter.actors,
             variables: frontMatter.variables,
             location: source.location(line: block.openingLine, column: 1),

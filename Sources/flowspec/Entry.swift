@@ -4,6 +4,6 @@ import FlowCLI
 @main
 struct Entry {
     static func main() async {
-        await FlowspecCommand.main()
+        await FlowspecCommand.mainSuggestingCommands()
     }
 }

@@ -1,0 +1,157 @@
+import FlowModel
+import FlowParser
+import Foundation
+import OpenAPIKit
+import Yams
+
+/// Why a description could not be used; lint reports it at the flow's `openapi:` key.
+public struct APIDescriptionProblem: Error, Hashable, Sendable {
+    public var message: String
+    public var hint: String?
+
+    public init(_ message: String, hint: String? = nil) {
+        self.message = message
+        self.hint = hint
+    }
+}
+
+/// Reads an OpenAPI 3.0 / 3.1 description (YAML or JSON) with OpenAPIKit: 3.0 documents are
+/// converted to 3.1 by OpenAPIKitCompat, the document is validated with OpenAPIKit's default
+/// validations (references inside the document must resolve), and references are looked up in
+/// its components. Nothing is fetched: a reference to another file is a problem, not a download.
+public enum APIDescriptionLoader {
+    /// Bytes read at most (like a spec).
+    public static let maximumBytes = 16 * 1024 * 1024
+    /// Nesting levels (brackets, indentation pairs) accepted before Yams and OpenAPIKit recurse.
+    public static let maximumNesting = 128
+
+    /// Nodes of the YAML tree, aliases expanded, accepted before decoding.
+    public static let maximumNodes = 2_000_000
+
+    /// Nodes in `root` with aliases expanded, counted without recursion; stops just past `limit`.
+    static func expandedNodeCount(_ root: Node, limit: Int) -> Int {
+        var count = 0
+        var stack = [root]
+        while let node = stack.popLast() {
+            count += 1
+            if count > limit { return count }
+            switch node {
+            case .mapping(let mapping):
+                for (key, value) in mapping {
+                    stack.append(key)
+                    stack.append(value)
+                }
+            case .sequence(let sequence):
+                stack.append(contentsOf: sequence)
+            case .scalar, .alias:
+                break
+            }
+        }
+        return count
+    }
+
+    /// Where `openapi:` of a spec at `specFile` points: relative to the spec's folder.
+    public static func resolve(_ written: String, specFile: String) -> Result<String, APIDescriptionProblem> {
+        if written.contains("://") {
+            return .failure(APIDescriptionProblem("openapi: '\(written)' is a URL; flowspec reads a file in the repository",
+                                                  hint: "save the description beside the specs and write its path relative to this spec"))
+        }
+        if written.hasPrefix("/") {
+            return .failure(APIDescriptionProblem("openapi: '\(written)' is an absolute path",
+                                                  hint: "write the path relative to this spec, e.g. `openapi: ../openapi/backend.yaml`"))
+        }
+        let folder = (specFile as NSString).deletingLastPathComponent
+        return .success(lexicallyNormalized(folder.isEmpty ? written : folder + "/" + written))
+    }
+
+    /// `flows/../openapi/x.yaml` → `openapi/x.yaml`: `.` and `name/..` removed from the text
+    /// (no symbolic links followed), so messages name the file as a reader would.
+    static func lexicallyNormalized(_ path: String) -> String {
+        var kept: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == "..", let last = kept.last, last != ".." {
+                kept.removeLast()
+                continue
+            }
+            kept.append(component)
+        }
+        let joined = kept.joined(separator: "/")
+        return path.hasPrefix("/") ? "/" + joined : (joined.isEmpty ? "." : joined)
+    }
+
+    public static func load(file: String) -> Result<APIDescription, APIDescriptionProblem> {
+        do {
+            let text = try read(file)
+            let nesting = YAMLNesting.deepest(in: text)
+            guard nesting.depth <= maximumNesting else {
+                throw APIDescriptionProblem("\(file):\(nesting.line): nested \(nesting.depth) levels deep; flowspec reads at most \(maximumNesting)")
+            }
+            let node: Node
+            do {
+                guard let composed = try Yams.compose(yaml: text, .basic, .default, .utf8) else { throw APIDescriptionProblem("\(file) is empty") }
+                node = composed
+            } catch let error as YamlError {
+                throw APIDescriptionProblem("\(file) is not valid YAML or JSON: \(error)")
+            }
+            // YAML aliases are expanded when decoded: a few lines of nested aliases can stand for
+            // billions of nodes ("billion laughs"). Count the expanded tree, stopping at the bound.
+            guard expandedNodeCount(node, limit: maximumNodes) <= maximumNodes else {
+                throw APIDescriptionProblem("\(file) expands to more than \(maximumNodes) YAML nodes (aliases of aliases?)",
+                                            hint: "write the shared parts as $ref components instead of YAML aliases")
+            }
+            let version = node["openapi"]?.string ?? ""
+            let document = try decode(node, version: version, file: file)
+            // The default validations include "every reference inside the document resolves".
+            _ = try validated(document, file: file)
+            return .success(APIDescriptionBuilder(file: file, version: version, root: node).build(document))
+        } catch let problem as APIDescriptionProblem {
+            return .failure(problem)
+        } catch {
+            return .failure(APIDescriptionProblem("\(file): \(error)"))
+        }
+    }
+
+    private static func read(_ file: String) throws -> String {
+        switch FileReader.read(file, limit: maximumBytes) {
+        case .failure(let problem) where problem.isMissing:
+            throw APIDescriptionProblem("OpenAPI description \(file) does not exist", hint: "the path is relative to this spec's folder")
+        case .failure(let problem):
+            throw APIDescriptionProblem("OpenAPI description \(file) \(problem.isTooLarge ? "is over the \(maximumBytes)-byte limit" : problem.message)")
+        case .success(let bytes):
+            guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
+                throw APIDescriptionProblem("OpenAPI description \(file) is not UTF-8 text")
+            }
+            return text
+        }
+    }
+
+    /// Decodes with the OpenAPIKit module for the document's version.
+    private static func decode(_ node: Node, version: String, file: String) throws -> OpenAPI.Document {
+        let parts = version.split(separator: ".")
+        guard parts.count == 3, parts[0] == "3", ["0", "1", "2"].contains(parts[1]) else {
+            let written = version.isEmpty ? (node["swagger"]?.string.map { "swagger \($0)" } ?? "no `openapi` version") : "version \(version)"
+            throw APIDescriptionProblem("\(file) has \(written); flowspec reads OpenAPI 3.0 and 3.1 descriptions")
+        }
+        do {
+            if parts[1] == "0" { return try OpenAPI30Reader.decode(node) }
+            return try YAMLDecoder().decode(OpenAPI.Document.self, from: node)
+        } catch {
+            let reported = OpenAPI.Error(from: error)
+            let at = reported.codingPathString.isEmpty ? "" : " at \(reported.codingPathString)"
+            throw APIDescriptionProblem("\(file) is not a valid OpenAPI \(version) description\(at): \(reported.localizedDescription)")
+        }
+    }
+
+    /// OpenAPIKit's default validations (unique operation ids, resolvable references…).
+    private static func validated(_ document: OpenAPI.Document, file: String) throws -> OpenAPI.Document {
+        do {
+            _ = try document.validate(strict: false)
+        } catch let errors as ValidationErrorCollection {
+            let first = errors.values.first
+            let at = first.map { $0.codingPathString.isEmpty ? "" : " at \($0.codingPathString)" } ?? ""
+            throw APIDescriptionProblem("\(file) is not a valid OpenAPI description\(at): \(first?.reason ?? errors.localizedDescription)")
+        }
+        return document
+    }
+}
