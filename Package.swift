@@ -106,7 +106,15 @@ let package = Package(
             dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", .product(name: "Mustache", package: "swift-mustache")],
             exclude: ["Fixtures", "Golden"]
         ),
-        .testTarget(name: "FlowServeTests", dependencies: ["FlowServe", "FlowSite"]),
+        .testTarget(
+            name: "FlowServeTests",
+            dependencies: [
+                "FlowServe", "FlowSite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",
