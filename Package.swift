@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "FlowSite",
             dependencies: [
-                "FlowModel", "FlowParser", "FlowLint",
+                "FlowModel", "FlowParser", "FlowLint", "JOSE",
                 .product(name: "Yams", package: "Yams"),
             ],
             // The default theme is embedded in the binary by EmbedThemePlugin (no resource bundle
