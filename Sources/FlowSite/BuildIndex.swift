@@ -61,7 +61,7 @@ extension SiteBuilder {
         for index in order { cardsHTML.append(contentsOf: infos[index].card.utf8) }
         return IndexPages(
             index: renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count),
-            search: renderer.searchPage(shards: Self.searchShards)
+            search: renderer.searchPage(shards: Array(Set(infos.map { Self.shard(of: $0.path) })).sorted())
         )
     }
 

@@ -45,6 +45,8 @@ struct BuildSetup: Sendable {
         globalHash.combine(SiteBuilder.rendererVersion)
         globalHash.combine(configBytes)
         globalHash.combine(theme.hash)
+        // Index cards show each flow's status: results that change make every card stale.
+        globalHash.combine(options.results?.fingerprint ?? "-")
         return BuildSetup(
             config: config, configDirectory: configDirectory, theme: theme, providers: providers, renderer: renderer,
             globalKey: globalHash.description, inputs: inputs

@@ -56,8 +56,8 @@ extension PageRenderer {
 
         context["hasTokenRules"] = .bool(!flow.tokenRules.isEmpty)
         context["tokenRules"] = .list(tokenRulesContext(flow, labels: labels, result: flowResult))
-        context["results"] = resultsSummary(flowResult)
-        context["toc"] = .list(tableOfContents(flow, sections, labels: labels))
+        context["results"] = resultsSummary(flowResult, labels: labels)
+        context["toc"] = .list(tableOfContents(flow, sections, labels: labels, result: flowResult))
         return render(context, template: "flow")
     }
 
@@ -142,7 +142,7 @@ extension PageRenderer {
     }
 
     /// "On this page": level-2 prose headings around the fixed sections and the steps.
-    func tableOfContents(_ flow: Flow, _ sections: ProseContexts, labels: Labels) -> [TemplateValue] {
+    func tableOfContents(_ flow: Flow, _ sections: ProseContexts, labels: Labels, result: SiteResults.FlowResult?) -> [TemplateValue] {
         var toc: [TemplateValue] = []
         func tocEntry(_ section: [String: TemplateValue]) {
             if case .object(let heading)? = section["heading"], case .string("2")? = heading["level"],
@@ -155,7 +155,10 @@ extension PageRenderer {
         toc.append(["href": "#sequence", "text": .string(labels["sequence_diagram"])])
         toc.append(["href": "#states", "text": .string(labels["state_diagram"])])
         toc.append(["href": "#steps", "text": .string(labels["steps"]), "hasChildren": .bool(!flow.steps.isEmpty), "children": .list(flow.steps.map { step -> TemplateValue in
-            ["href": .string("#" + step.anchor), "number": .string(String(step.number)), "text": .string(plain(step.title))]
+            [
+                "href": .string("#" + step.anchor), "number": .string(String(step.number)), "text": .string(plain(step.title)),
+                "verdict": result?.verdict(step: step.number).map { verdictContext($0, labels: labels) } ?? false,
+            ]
         })])
         if sections.tokenRulesHost == nil, !flow.tokenRules.isEmpty { toc.append(["href": "#token-rules", "text": .string(labels["token_rules"])]) }
         sections.after.forEach(tocEntry)

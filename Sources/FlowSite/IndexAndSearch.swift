@@ -16,6 +16,7 @@ extension PageRenderer {
             "hasTags": .bool(!flow.tags.isEmpty),
         ]
         if let summary = flow.summary, !summary.isEmpty { card["summaryHTML"] = .string(inline(summary)) }
+        card["status"] = results == nil ? false : statusContext(results?.result(for: flow.id)?.summary, labels: labels)
         context["card"] = .object(card)
         return renderString(context, template: "card")
     }
@@ -32,13 +33,16 @@ extension PageRenderer {
         context["tags"] = .list(tags.map { ["name": .string($0.name), "count": .string(String($0.count)), "href": .string("index.html?tag=" + percentEncode($0.name))] })
         context["hasTags"] = .bool(!tags.isEmpty)
         context["flowCount"] = .string(String(flowCount))
+        context["totals"] = results?.summary.map { countsContext($0, labels: labels) } ?? false
+        context["resultsLabel"] = .optional(results?.label)
         return render(context, template: "index")
     }
 
-    func searchPage(shards: Int) -> String {
+    /// The search page loads only the shards that hold entries.
+    func searchPage(shards: [Int]) -> String {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
-        context["searchShards"] = .list((0..<shards).map { ["src": .string(SiteBuilder.searchShardPath($0))] })
+        context["searchShards"] = .list(shards.map { ["src": .string(SiteBuilder.searchShardPath($0))] })
         return renderString(context, template: "search")
     }
 
@@ -50,7 +54,7 @@ extension PageRenderer {
         var entries: [String] = []
         func entry(_ href: String, _ title: String, _ context: String, _ text: String) {
             // The search shows what the page shows: invisible characters as marks.
-            entries.append("[" + [href, title, context, Self.clip(text), flow.lang].map { JSONText.string(TerminalText.marked($0)) }.joined(separator: ",") + "]")
+            entries.append("[" + [href, title, context, Self.clip(text, limit: Self.searchTextLimit), flow.lang].map { JSONText.string(TerminalText.marked($0)) }.joined(separator: ",") + "]")
         }
         entry(base, flowTitle, "", (flow.summary.map(plain) ?? "") + " " + flow.tags.joined(separator: " "))
         var anchors = SectionAnchors(flow: flow)
@@ -76,6 +80,10 @@ extension PageRenderer {
         }
         return entries.joined(separator: ",\n")
     }
+
+    /// Search entries keep their whole text (the search page shows a snippet around the match);
+    /// the bound only stops a pathological step from bloating its shard.
+    static let searchTextLimit = 20_000
 
     /// Collapses whitespace runs to one space and keeps the first `limit` code points (then `…`).
     /// Works on UTF-8 bytes; non-ASCII whitespace is Unicode's White_Space set.

@@ -26,8 +26,10 @@ extension PageRenderer {
         ]
         if let verdict = result?.verdict(step: step.number) {
             item["verdict"] = verdictContext(verdict, labels: labels)
+            item["noVerdict"] = false
         } else {
             item["verdict"] = false
+            item["noVerdict"] = result == nil ? false : ["label": .string(labels["verdict_none"]), "icon": .string(SiteResults.Status.notExecutable.icon)]
         }
         item["hasAlternates"] = .bool(!step.alternates.isEmpty)
         item["alternates"] = .list(step.alternates.map { alternate -> TemplateValue in
@@ -61,14 +63,6 @@ extension PageRenderer {
             let kind = ["success", "failure", "cancelled"].contains(outcome.rawValue) ? outcome.rawValue : "other"
             return ["targetStep": false, "targetEnd": ["outcome": .string(outcome.rawValue), "kind": .string(kind)]]
         }
-    }
-
-    func verdictContext(_ verdict: SiteResults.Verdict, labels: Labels) -> TemplateValue {
-        [
-            "status": .string(verdict.status.rawValue),
-            "label": .string(labels["verdict_" + verdict.status.rawValue]),
-            "evidence": .optional(verdict.evidence),
-        ]
     }
 
     func exchangeContext(request: RequestTemplate?, expectation: Expectation?, flow: Flow, labels: Labels) -> TemplateValue {

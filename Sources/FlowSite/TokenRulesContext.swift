@@ -13,6 +13,7 @@ extension PageRenderer {
             let cases = rule.cases(for: providers.resolvedProfile(for: flow), nonce: providers.nonceTransform(for: flow)).map { tokenCase -> TemplateValue in
                 var item: [String: TemplateValue] = [
                     "id": .string(tokenCase.id), "title": .string(tokenCase.title),
+                    "anchor": .string(Self.caseAnchor(rule: rule.id, caseID: tokenCase.id)),
                     "expectation": .string(tokenCase.expectation.rawValue),
                     "expectationLabel": .string(labels["expect_" + tokenCase.expectation.rawValue]),
                     "conformance": .optional(tokenCase.conformanceID),
@@ -22,6 +23,7 @@ extension PageRenderer {
                 } else {
                     item["verdict"] = false
                 }
+                item["noVerdictLabel"] = .string(labels[flowResult == nil ? "status_not_checked" : "verdict_none"])
                 return .object(item)
             }
             return [
@@ -38,7 +40,7 @@ extension PageRenderer {
     /// The case list of a rule; without results it depends only on the rule family, the case
     /// count, the provider and the labels, so it is rendered once and shared.
     private func casesHTML(_ cases: [TemplateValue], rule: TokenRule, flow: Flow, labels: Labels, memoized: Bool) -> String {
-        let memoKey = memoized ? (rule.kind?.rawValue ?? "-") + "|" + cases.count.description + "|" + (flow.provider ?? "-") + "|" + providers.nonceTransform(for: flow).rawValue + "|" + labels.language : nil
+        let memoKey = memoized ? rule.id + "|" + (rule.kind?.rawValue ?? "-") + "|" + cases.count.description + "|" + (flow.provider ?? "-") + "|" + providers.nonceTransform(for: flow).rawValue + "|" + labels.language : nil
         if let memoKey, let cached = memo.get(memoKey) { return cached }
         var caseContext = baseContext(lang: flow.lang, root: "../", labels: labels)
         caseContext["cases"] = .list(cases)
@@ -46,17 +48,5 @@ extension PageRenderer {
         let html = renderString(caseContext, template: "token-cases")
         if let memoKey { memo.set(memoKey, html) }
         return html
-    }
-
-    func resultsSummary(_ flowResult: SiteResults.FlowResult?) -> TemplateValue {
-        flowResult.map { result -> TemplateValue in
-            let verdicts = result.steps.map(\.verdict) + result.cases.map(\.verdict)
-            return [
-                "label": .optional(results?.label),
-                "pass": .string(String(verdicts.filter { $0.status == .pass }.count)),
-                "fail": .string(String(verdicts.filter { $0.status == .fail }.count)),
-                "notExecutable": .string(String(verdicts.filter { $0.status == .notExecutable }.count)),
-            ]
-        } ?? false
     }
 }

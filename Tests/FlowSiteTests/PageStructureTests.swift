@@ -140,8 +140,9 @@ struct PageStructureTests {
         #expect(report.succeeded)
         func chips(_ id: String) throws -> Set<String> {
             let page = try scratch.read("flows/\(id).html")
+            // A chip is `<span class="case-chip …" title="…"><span class="chip-icon">✓</span>ID</span>`.
             return Set(page.components(separatedBy: "class=\"case-chip ").dropFirst().compactMap { part in
-                part.split(separator: ">", maxSplits: 1).last?.split(separator: "<").first.map(String.init)
+                part.components(separatedBy: "</span>").dropFirst().first?.split(separator: "<").first.map(String.init)
             })
         }
         let google = try chips("google-sign-in-web")
@@ -178,7 +179,11 @@ struct PageStructureTests {
             for step in flow.steps { #expect(search.contains("\"flows/\(flow.id).html#\(step.anchor)\""), "\(flow.id) step \(step.number) in the search index") }
         }
         let searchPage = try scratch.read("search.html")
-        for shard in 0..<SiteBuilder.searchShards { #expect(searchPage.contains("<script src=\"\(SiteBuilder.searchShardPath(shard))\" defer>")) }
+        // Exactly the shards that hold an entry are loaded (an empty shard is a wasted request).
+        for shard in 0..<SiteBuilder.searchShards {
+            let holdsEntries = try scratch.read(SiteBuilder.searchShardPath(shard)).contains("\"flows/")
+            #expect(searchPage.contains("<script src=\"\(SiteBuilder.searchShardPath(shard))\" defer>") == holdsEntries, "shard \(shard)")
+        }
         try Self.assertLinksResolve(in: scratch.out)
         try Self.assertChromeIsSelfContained(in: scratch.out)
     }
@@ -218,12 +223,21 @@ struct PageStructureTests {
         let report = try scratch.build(results: results)
         #expect(report.succeeded)
         let page = try scratch.read("flows/sample.html")
-        #expect(page.contains("has-verdict verdict-fail\" id=\"step-4\""))
+        #expect(page.contains("has-verdict step-verdict-fail\" id=\"step-4\""))
         #expect(page.contains("expected 200, got 500"))
-        #expect(page.contains("has-verdict verdict-not-executable\" id=\"step-1\""))
-        #expect(page.contains("case-chip expect-reject verdict-pass\">S1</span>"))
+        #expect(page.contains("has-verdict step-verdict-not-executable\" id=\"step-1\""))
+        // The chip shows the verdict (fill and icon); the expectation is a separate label.
+        #expect(page.contains("<span class=\"case-chip chip-pass\" title=\"S1: passed · must reject\"><span class=\"chip-icon\" aria-hidden=\"true\">✓</span>S1</span>"))
+        #expect(page.contains("<span class=\"case-expect expect-reject\">must reject</span>"))
+        // A case without a verdict in a run is not shown as passed.
+        #expect(page.contains("<span class=\"case-chip chip-none\" title=\"S2: no result · must reject\">"))
         #expect(page.contains("401 &lt;rejected&gt;"))
         #expect(page.contains("(staging)"))
+        // Verdict colours are scoped to badges and chips: no bare rule colours a step's prose.
+        let css = try scratch.read("assets/flowspec.css")
+        for status in ["pass", "fail", "not-executable", "info"] {
+            #expect(!css.contains("\n.verdict-\(status) {"), "a bare .verdict-\(status) rule would colour the step section")
+        }
     }
 
     @Test func themeOverridesReplaceEmbeddedFiles() throws {

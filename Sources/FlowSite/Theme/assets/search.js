@@ -99,7 +99,7 @@
     var results = search(query);
     status.textContent = results.length === 0
       ? status.getAttribute("data-none")
-      : (status.getAttribute("data-count") || "{n}").replace("{n}", String(results.length));
+      : ((results.length === 1 && status.getAttribute("data-count-one")) || status.getAttribute("data-count") || "{n}").replace("{n}", String(results.length));
     results.forEach(function (result) {
       var entry = result.entry;
       var item = document.createElement("li");
