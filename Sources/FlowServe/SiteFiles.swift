@@ -12,6 +12,7 @@ extension SiteServer {
         let router = Router()
         router.middlewares.add(NoStore())
         router.middlewares.add(ReloadInjection())
+        router.middlewares.add(NotFoundPage(root: root))
         router.middlewares.add(HiddenPathGuard())
         router.middlewares.add(FileMiddleware(root, searchForIndexHtml: true, logger: logger))
         router.get(RouterPath(stringLiteral: versionPath)) { _, _ -> String in
@@ -81,7 +82,7 @@ struct NoStore: RouterMiddleware {
 struct ReloadInjection: RouterMiddleware {
     func handle(_ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        guard response.status == .ok, response.headers[.contentType]?.hasPrefix("text/html") == true else { return response }
+        guard response.status == .ok || response.status == .notFound, response.headers[.contentType]?.hasPrefix("text/html") == true else { return response }
         // The body grows: its length, validators and ranges no longer describe it.
         response.headers[.contentLength] = nil
         response.headers[.eTag] = nil
@@ -96,5 +97,28 @@ struct ReloadInjection: RouterMiddleware {
             return ByteBuffer(bytes: out)
         }
         return response
+    }
+}
+
+/// A missing page is answered with the site's own 404.html (status 404), as a static host would.
+struct NotFoundPage: RouterMiddleware {
+    let root: String
+
+    func handle(_ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
+        do {
+            let response = try await next(request, context)
+            guard response.status == .notFound else { return response }
+            return page() ?? response
+        } catch let error as any HTTPResponseError where error.status == .notFound {
+            guard let page = page() else { throw error }
+            return page
+        }
+    }
+
+    private func page() -> Response? {
+        guard let data = FileManager.default.contents(atPath: root + "/404.html") else { return nil }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: [UInt8](data))))
     }
 }

@@ -8,6 +8,7 @@ extension SiteBuilder {
     struct IndexPages: Sendable {
         var index: [UInt8]
         var search: String
+        var notFound: String
     }
 
     /// The search shards to write (script and cache fragments) and the ones to link unchanged.
@@ -61,7 +62,8 @@ extension SiteBuilder {
         for index in order { cardsHTML.append(contentsOf: infos[index].card.utf8) }
         return IndexPages(
             index: renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count),
-            search: renderer.searchPage(shards: Array(Set(infos.map { Self.shard(of: $0.path) })).sorted())
+            search: renderer.searchPage(shards: Array(Set(infos.map { Self.shard(of: $0.path) })).sorted()),
+            notFound: renderer.notFoundPage()
         )
     }
 

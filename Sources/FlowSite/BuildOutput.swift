@@ -21,6 +21,7 @@ extension SiteBuilder {
         }
         try FileSystem.write(pages.index, to: temporary + "/index.html")
         try FileSystem.write(pages.search, to: temporary + "/search.html")
+        try FileSystem.write(pages.notFound, to: temporary + "/404.html")
         try FileSystem.makeDirectory(temporary + "/assets/search")
         for shard in search.reused {
             try FileSystem.linkOrCopy(output + "/" + Self.searchShardPath(shard), to: temporary + "/" + Self.searchShardPath(shard))

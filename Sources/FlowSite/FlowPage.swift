@@ -52,7 +52,17 @@ extension PageRenderer {
         let machine = StateMachine(flow: flow)
         // Step titles by number, once: a page of 10 000 steps must not search the steps per link.
         let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
-        context["steps"] = .list(flow.steps.map { step in .object(stepContext(step, flow: flow, machine: machine, labels: labels, result: flowResult, titles: titles)) })
+        context["steps"] = .list(flow.steps.indices.map { index in
+            var item = stepContext(flow.steps[index], flow: flow, machine: machine, labels: labels, result: flowResult, titles: titles)
+            // Previous and next in reading order (the branches say where the flow goes).
+            func neighbour(_ at: Int) -> TemplateValue {
+                guard flow.steps.indices.contains(at) else { return false }
+                return ["href": .string("#" + flow.steps[at].anchor), "number": .string(String(flow.steps[at].number))]
+            }
+            item["previous"] = neighbour(index - 1)
+            item["following"] = neighbour(index + 1)
+            return .object(item)
+        })
 
         context["hasTokenRules"] = .bool(!flow.tokenRules.isEmpty)
         context["tokenRules"] = .list(tokenRulesContext(flow, labels: labels, result: flowResult))

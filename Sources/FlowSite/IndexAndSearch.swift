@@ -38,6 +38,14 @@ extension PageRenderer {
         return render(context, template: "index")
     }
 
+    /// The page a server shows for a missing address; links are absolute from `base-url`, since
+    /// it answers at any depth.
+    func notFoundPage() -> String {
+        let labels = theme.labels(for: config.language)
+        let context = baseContext(lang: config.language, root: config.basePath, labels: labels)
+        return renderString(context, template: "not-found")
+    }
+
     /// The search page loads only the shards that hold entries.
     func searchPage(shards: [Int]) -> String {
         let labels = theme.labels(for: config.language)

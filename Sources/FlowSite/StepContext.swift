@@ -61,7 +61,8 @@ extension PageRenderer {
             ]
         case .end(let outcome):
             let kind = ["success", "failure", "cancelled"].contains(outcome.rawValue) ? outcome.rawValue : "other"
-            return ["targetStep": false, "targetEnd": ["outcome": .string(outcome.rawValue), "kind": .string(kind)]]
+            let label = labels.table["outcome_" + outcome.rawValue] ?? outcome.rawValue
+            return ["targetStep": false, "targetEnd": ["outcome": .string(outcome.rawValue), "outcomeLabel": .string(label), "kind": .string(kind)]]
         }
     }
 
@@ -69,6 +70,7 @@ extension PageRenderer {
         var item: [String: TemplateValue] = [:]
         if let request {
             item["requestHTML"] = .string(requestHTML(request, flow: flow))
+            item["curl"] = .string(curlCommand(request, flow: flow))
         } else {
             item["requestHTML"] = false
         }

@@ -24,7 +24,8 @@ struct SiteServerTests {
         defer { try? FileManager.default.removeItem(at: root) }
         let page = "<!doctype html><html><head><title>x</title></head><body>é</body></html>\n"
         let css = "body { color: red; }\n/* </head> */\n"
-        for (path, text) in ["index.html": page, "flows/a.html": page, "assets/a.css": css, ".flowspec/cache": "secret"] {
+        let notFound = "<!doctype html><html><head></head><body>not here</body></html>\n"
+        for (path, text) in ["index.html": page, "flows/a.html": page, "assets/a.css": css, ".flowspec/cache": "secret", "404.html": notFound] {
             let url = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
@@ -55,6 +56,7 @@ struct SiteServerTests {
             }
             try await client.execute(uri: "/flows/missing.html", method: .get) { response in
                 #expect(response.status == .notFound)
+                #expect(String(buffer: response.body) == notFound.replacingOccurrences(of: "</head>", with: "<script src=\"/__flowspec/reload.js\" defer></script>\n</head>"), "the site's 404 page, reloading too")
             }
             try await client.execute(uri: SiteServer.reloadPath, method: .get) { response in
                 #expect(String(buffer: response.body) == SiteServer.reloadScript)

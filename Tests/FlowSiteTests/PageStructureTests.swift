@@ -240,6 +240,51 @@ struct PageStructureTests {
         }
     }
 
+    /// The integration-doc basics, read from the built HTML: headings in order, permalinks on
+    /// headings and rule rows, previous/next step, "copy as curl" with the request (quoted for a
+    /// POSIX shell: the oracle is sh itself), a favicon, a 404 page, outcome names in the page's
+    /// language.
+    @Test func pagesHaveTheIntegrationDocBasics() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/sample.md", sampleSpec())
+        try scratch.write("flows/sample-tr.md", sampleSpec(id: "sample-tr", title: "Örnek giriş", lang: "tr", translationOf: "sample"))
+        #expect(try scratch.build().succeeded)
+        let page = try scratch.read("flows/sample.html")
+        let h1 = try #require(page.range(of: "<h1>"))
+        let onThisPage = try #require(page.range(of: "class=\"toc-title\""))
+        #expect(h1.lowerBound < onThisPage.lowerBound, "the h1 comes before the \"On this page\" h2")
+        #expect(page.contains("<h2 id=\"s-purpose-h\">Purpose <a class=\"anchor-link\" href=\"#s-purpose\""))
+        #expect(page.contains("<code>signature</code> <a class=\"anchor-link\" href=\"#rule-signature\""))
+        #expect(page.contains("<a class=\"step-next\" href=\"#step-2\" rel=\"next\">"))
+        #expect(page.contains("<a class=\"step-prev\" href=\"#step-3\" rel=\"prev\">"))
+        #expect(page.contains("<link rel=\"icon\" href=\"../assets/favicon.svg\""))
+        #expect(FileManager.default.fileExists(atPath: scratch.out + "/assets/favicon.svg"))
+        let notFound = try scratch.read("404.html")
+        #expect(notFound.contains("<h1>Page not found</h1>") && notFound.contains("href=\"/index.html\""))
+        #expect(try scratch.read("flows/sample-tr.html").contains("başarılı"), "outcome names in the page's language")
+
+        // The curl command, unescaped from its attribute, run by sh with curl replaced by printf:
+        // the arguments curl would get are the request's method, URL, header and body.
+        let attribute = try #require(page.components(separatedBy: "data-curl=\"").dropFirst().first?.components(separatedBy: "\"").first)
+        let command = attribute.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        let script = "curl() { printf '[%s]\\n' \"$@\"; }\nBACKEND=http://backend.test\n" + command + "\n"
+        let run = try runShell(script)
+        #expect(run == "[-X]\n[POST]\n[http://backend.test/api/login]\n[-H]\n[Content-Type: application/json]\n[--data-raw]\n[{\"code\": \"{{provider.code}}\", \"id_token\": \"{{provider.id_token}}\"}]\n", "\(run)")
+    }
+
+    private func runShell(_ script: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
     @Test func themeOverridesReplaceEmbeddedFiles() throws {
         let scratch = try Scratch()
         try scratch.write("flows/sample.md", sampleSpec())
