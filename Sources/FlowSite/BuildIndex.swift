@@ -9,6 +9,8 @@ extension SiteBuilder {
         var index: [UInt8]
         var search: String
         var notFound: String
+        /// `assets/search/shards.js`: the shards that hold entries, for the header search.
+        var shardList: String
     }
 
     /// The search shards to write (script and cache fragments) and the ones to link unchanged.
@@ -60,10 +62,12 @@ extension SiteBuilder {
         var cardsHTML: [UInt8] = []
         cardsHTML.reserveCapacity(order.reduce(0) { $0 + infos[$1].card.utf8.count })
         for index in order { cardsHTML.append(contentsOf: infos[index].card.utf8) }
+        let shards = Array(Set(infos.map { Self.shard(of: $0.path) })).sorted()
         return IndexPages(
             index: renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count),
-            search: renderer.searchPage(shards: Array(Set(infos.map { Self.shard(of: $0.path) })).sorted()),
-            notFound: renderer.notFoundPage()
+            search: renderer.searchPage(shards: shards),
+            notFound: renderer.notFoundPage(),
+            shardList: "window.flowspecSearchShards = " + JSONText.array(shards.map { JSONText.string(Self.searchShardPath($0)) }) + ";\n"
         )
     }
 

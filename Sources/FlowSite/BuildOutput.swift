@@ -23,6 +23,7 @@ extension SiteBuilder {
         try FileSystem.write(pages.search, to: temporary + "/search.html")
         try FileSystem.write(pages.notFound, to: temporary + "/404.html")
         try FileSystem.makeDirectory(temporary + "/assets/search")
+        try FileSystem.write(pages.shardList, to: temporary + "/assets/search/shards.js")
         for shard in search.reused {
             try FileSystem.linkOrCopy(output + "/" + Self.searchShardPath(shard), to: temporary + "/" + Self.searchShardPath(shard))
             try FileSystem.linkOrCopy(output + "/" + Self.searchCachePath(shard), to: temporary + "/" + Self.searchCachePath(shard))

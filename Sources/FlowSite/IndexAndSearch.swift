@@ -51,6 +51,7 @@ extension PageRenderer {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
         context["searchShards"] = .list(shards.map { ["src": .string(SiteBuilder.searchShardPath($0))] })
+        context["languageNames"] = .list(config.languages.map { ["code": .string($0), "name": .string(theme.languageName($0))] })
         return renderString(context, template: "search")
     }
 

@@ -160,4 +160,38 @@ struct SiteResultsBrowserTests {
         try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
         _ = try Chromium.run(["--window-size=1280,800", "--screenshot=" + artifacts + "/site-search.png", "file://" + site + "/search.html?q=" + word])
     }
+
+    /// The header field answers as you type on a flow page (loading the index on first use), and
+    /// the search page groups results by flow and filters them by language.
+    @Test func headerSearchAnswersAsYouTypeAndTheSearchPageFiltersByLanguage() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-header-search-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let site = scratch.appendingPathComponent("site").path
+        let config = Fixtures.repositoryRoot.appendingPathComponent("site/site.yml").path
+        #expect(try SiteBuilder(options: SiteBuildOptions(inputs: [Fixtures.repositoryFlows], outputDirectory: site, configPath: config)).build().succeeded)
+        try FileManager.default.createDirectory(atPath: site + "/assets/test", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("site-probe/header-probe.js"), toPath: site + "/assets/test/header-probe.js")
+        let page = try String(contentsOfFile: site + "/flows/\(Self.flowID).html", encoding: .utf8)
+            .replacingOccurrences(of: "</head>", with: "<script src=\"../assets/test/header-probe.js\" defer></script>\n</head>")
+        try Data(page.utf8).write(to: URL(fileURLWithPath: site + "/flows/header-probe.html"))
+        let run = try Chromium.run(["--virtual-time-budget=8000", "--dump-dom", "file://" + site + "/flows/header-probe.html#q=nonce"])
+        #expect(Chromium.consoleLines(run.stderr).isEmpty, "\(Chromium.consoleLines(run.stderr))")
+        let start = try #require(run.stdout.range(of: "<pre id=\"probe\">"), "the header probe did not report")
+        let end = try #require(run.stdout[start.upperBound...].range(of: "</pre>"))
+        let json = try #require(String(run.stdout[start.upperBound..<end.lowerBound]).removingPercentEncoding)
+        struct Answer: Decodable { var hidden: Bool; var links: [String]; var status: String }
+        let answer = try JSONDecoder().decode(Answer.self, from: Data(json.utf8))
+        #expect(!answer.hidden && !answer.links.isEmpty, "no answer under the header field: \(answer)")
+        #expect(answer.links.allSatisfy { $0.hasPrefix("../flows/") }, "links relative to the flow page: \(answer.links)")
+
+        // The search page: results grouped by flow; the language filter keeps one language.
+        let all = try Chromium.run(["--dump-dom", "file://" + site + "/search.html?q=token"])
+        #expect(all.stdout.contains("class=\"search-group\"") && all.stdout.contains("class=\"search-group-title\""))
+        #expect(all.stdout.contains("lang=\"vi\"") && all.stdout.contains("lang=\"en\""), "both languages without a filter")
+        let vi = try Chromium.run(["--dump-dom", "file://" + site + "/search.html?q=token&lang=vi"])
+        let resultLangs = vi.stdout.components(separatedBy: "class=\"search-result\"><a href=").dropFirst().compactMap { part in
+            part.components(separatedBy: "lang=\"").dropFirst().first?.split(separator: "\"").first.map(String.init)
+        }
+        #expect(!resultLangs.isEmpty && resultLangs.allSatisfy { $0 == "vi" }, "\(resultLangs)")
+    }
 }
