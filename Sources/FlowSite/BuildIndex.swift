@@ -61,7 +61,17 @@ extension SiteBuilder {
         let tags = tagCounts.keys.sorted().map { PageRenderer.TagCount(name: $0, count: tagCounts[$0]!) }
         var cardsHTML: [UInt8] = []
         cardsHTML.reserveCapacity(order.reduce(0) { $0 + infos[$1].card.utf8.count })
-        for index in order { cardsHTML.append(contentsOf: infos[index].card.utf8) }
+        // One card per translation group (its first member in index order: the original), with
+        // links to the group's other languages.
+        var members: [String: [Int]] = [:]
+        for index in order { members[infos[index].groupKey, default: []].append(index) }
+        var shown = Set<String>()
+        for index in order where shown.insert(infos[index].groupKey).inserted {
+            let others = (members[infos[index].groupKey] ?? []).dropFirst().map {
+                TranslationLink(id: infos[$0].id, lang: infos[$0].lang, title: infos[$0].title)
+            }
+            cardsHTML.append(contentsOf: renderer.cardWithLanguages(infos[index].card, others: others).utf8)
+        }
         let shards = Array(Set(infos.map { Self.shard(of: $0.path) })).sorted()
         return IndexPages(
             index: renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count),

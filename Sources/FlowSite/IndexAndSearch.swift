@@ -21,6 +21,19 @@ extension PageRenderer {
         return renderString(context, template: "card")
     }
 
+    /// A cached card with its translations' languages added before its closing `</li>`.
+    func cardWithLanguages(_ card: String, others: [TranslationLink]) -> String {
+        guard !others.isEmpty else { return card }
+        let labels = theme.labels(for: config.language)
+        var context = baseContext(lang: config.language, root: "", labels: labels)
+        context["links"] = .list(others.map { link -> TemplateValue in
+            ["href": .string("flows/" + SiteBuilder.fileName(link.id)), "lang": .string(link.lang), "name": .string(theme.languageName(link.lang)), "title": .string(link.title)]
+        })
+        let languages = renderString(context, template: "card-languages")
+        guard let close = card.range(of: "</li>", options: .backwards) else { return card + languages }
+        return String(card[..<close.lowerBound]) + languages + String(card[close.lowerBound...])
+    }
+
     struct TagCount {
         var name: String
         var count: Int

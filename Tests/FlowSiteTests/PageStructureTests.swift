@@ -261,6 +261,10 @@ struct PageStructureTests {
         #expect(FileManager.default.fileExists(atPath: scratch.out + "/assets/favicon.svg"))
         let notFound = try scratch.read("404.html")
         #expect(notFound.contains("<h1>Page not found</h1>") && notFound.contains("href=\"/index.html\""))
+        // One index card for the flow and its translation, linking the translation's language.
+        let index = try scratch.read("index.html")
+        #expect(index.components(separatedBy: "<li class=\"flow-card\"").count - 1 == 1)
+        #expect(index.contains("<a href=\"flows/sample-tr.html\" hreflang=\"tr\" lang=\"tr\" title=\"Örnek giriş\">Türkçe</a>"))
         #expect(try scratch.read("flows/sample-tr.html").contains("başarılı"), "outcome names in the page's language")
 
         // The curl command, unescaped from its attribute, run by sh with curl replaced by printf:
