@@ -103,7 +103,7 @@ let package = Package(
         // swift-mustache is the reference the theme renderer's output is compared with, byte for byte.
         .testTarget(
             name: "FlowSiteTests",
-            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", .product(name: "Mustache", package: "swift-mustache")],
+            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", "TestSupport", .product(name: "Mustache", package: "swift-mustache")],
             exclude: ["Fixtures", "Golden"]
         ),
         .testTarget(

@@ -1,4 +1,6 @@
+import ArgumentParser
 import FlowCheck
+import FlowModel
 import FlowSite
 import Foundation
 
@@ -7,6 +9,18 @@ import Foundation
 enum ResultsInput {
     struct Error: Swift.Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// `--results FILE` of `build` and `serve`: nil without the option; an unreadable file is
+    /// reported and ends the command with the bad-input status.
+    static func option(_ path: String?) throws -> SiteResults? {
+        guard let path else { return nil }
+        do {
+            return try load(path: path)
+        } catch {
+            Terminal.writeError("error: cannot read results \(path): \(error)\n")
+            throw ExitCode(CommandExit.badInput)
+        }
     }
 
     static func load(path: String) throws -> SiteResults {

@@ -44,16 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var siteResults: SiteResults?
-        if let results {
-            do {
-                siteResults = try ResultsInput.load(path: results)
-            } catch {
-                Terminal.writeError("error: cannot read results \(results): \(error)\n")
-                throw ExitCode(CommandExit.badInput)
-            }
-        }
-        let options = SiteBuildOptions(inputs: paths, outputDirectory: out, configPath: config, results: siteResults)
+        let options = SiteBuildOptions(inputs: paths, outputDirectory: out, configPath: config, results: try ResultsInput.option(results))
         let server = SiteServer(options: options, host: host, port: port)
         do {
             try await server.run { Terminal.write($0) }
