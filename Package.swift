@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "FlowSite",
             dependencies: [
-                "FlowModel", "FlowParser", "FlowLint",
+                "FlowModel", "FlowParser", "FlowLint", "JOSE",
                 .product(name: "Yams", package: "Yams"),
             ],
             // The default theme is embedded in the binary by EmbedThemePlugin (no resource bundle
@@ -133,10 +133,18 @@ let package = Package(
         // swift-mustache is the reference the theme renderer's output is compared with, byte for byte.
         .testTarget(
             name: "FlowSiteTests",
-            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", .product(name: "Mustache", package: "swift-mustache")],
+            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", "TestSupport", .product(name: "Mustache", package: "swift-mustache")],
             exclude: ["Fixtures", "Golden"]
         ),
-        .testTarget(name: "FlowServeTests", dependencies: ["FlowServe", "FlowSite"]),
+        .testTarget(
+            name: "FlowServeTests",
+            dependencies: [
+                "FlowServe", "FlowSite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",

@@ -47,17 +47,8 @@ struct BuildCommand: ParsableCommand {
     var color: ColorMode = .auto
 
     func run() throws {
-        var siteResults: SiteResults?
-        if let results {
-            do {
-                siteResults = try ResultsInput.load(path: results)
-            } catch {
-                Terminal.writeError("error: cannot read results \(results): \(error)\n")
-                throw ExitCode(CommandExit.badInput)
-            }
-        }
         var options = SiteBuildOptions(
-            inputs: paths, outputDirectory: out, configPath: config, results: siteResults, incremental: !clean
+            inputs: paths, outputDirectory: out, configPath: config, results: try ResultsInput.option(results), incremental: !clean
         )
         options.skipTeardown = true  // the process exits right after; freeing the models would only cost time
         let report: SiteBuildReport

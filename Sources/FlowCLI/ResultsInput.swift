@@ -1,4 +1,6 @@
+import ArgumentParser
 import FlowCheck
+import FlowModel
 import FlowSite
 import Foundation
 
@@ -7,6 +9,18 @@ import Foundation
 enum ResultsInput {
     struct Error: Swift.Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// `--results FILE` of `build` and `serve`: nil without the option; an unreadable file is
+    /// reported and ends the command with the bad-input status.
+    static func option(_ path: String?) throws -> SiteResults? {
+        guard let path else { return nil }
+        do {
+            return try load(path: path)
+        } catch {
+            Terminal.writeError("error: cannot read results \(path): \(error)\n")
+            throw ExitCode(CommandExit.badInput)
+        }
     }
 
     static func load(path: String) throws -> SiteResults {
@@ -43,47 +57,32 @@ private typealias CheckVerdict = Verdict
 
 extension SiteResults {
     /// The site's view of a check report: one verdict per step (over every scenario and token
-    /// case that reached it) and one per token-rule case (over its variants). A failure anywhere
-    /// wins, with its evidence and the item that showed it; then a pass; a step no item could
-    /// execute stays not executable. Deterministic: items are read in report order.
+    /// case that reached it) and one per token-rule case (over its variants), with the item that
+    /// showed it; the report's own counts per flow and overall (FlowCheck's `Summary`, so the
+    /// page says what the JSON and JUnit reports say); where the results come from.
+    /// Deterministic: items are read in report order.
     init(report: CheckReport) {
         var order: [String] = []
         var steps: [String: [Int: Verdict]] = [:]
-        var stepOrder: [String: [Int]] = [:]
         var cases: [String: [String: (rule: String, caseID: String, verdict: Verdict)]] = [:]
         var caseOrder: [String: [String]] = [:]
-
-        func merge(_ old: Verdict?, _ new: Verdict) -> Verdict {
-            guard let old else { return new }
-            func rank(_ status: Status) -> Int {
-                switch status {
-                case .fail: 3
-                case .pass: 2
-                case .info: 1
-                case .notExecutable: 0
-                }
-            }
-            return rank(new.status) > rank(old.status) ? new : old
-        }
-
         for item in report.results {
             if steps[item.flowID] == nil {
                 order.append(item.flowID)
                 steps[item.flowID] = [:]
             }
+            let blockedAt = item.steps.first { $0.verdict.failsRun }?.step
+            let ref = SiteResults.ItemRef(id: item.id, rule: item.tokenCase?.rule, caseID: item.tokenCase?.caseID, step: blockedAt)
             for step in item.steps {
-                guard let status = Self.status(step.verdict) else { continue }
-                let evidence = status == .fail ? "\(item.id): " + (step.message ?? item.message ?? "failed") : step.message
-                if steps[item.flowID]?[step.step] == nil { stepOrder[item.flowID, default: []].append(step.step) }
-                steps[item.flowID]![step.step] = merge(steps[item.flowID]![step.step], Verdict(status: status, evidence: evidence))
+                let verdict = Self.verdict(step.verdict, message: step.message ?? item.message, item: ref, blockedAt: blockedAt)
+                steps[item.flowID]![step.step] = Self.merge(steps[item.flowID]![step.step], verdict, rank: Self.stepRank)
             }
-            if let tokenCase = item.tokenCase, let status = Self.status(item.verdict) {
+            if let tokenCase = item.tokenCase {
                 let key = tokenCase.rule + "\u{1F}" + tokenCase.caseID
-                let evidence = status == .fail ? "\(item.id): " + (item.message ?? "failed") : item.message
                 var flowCases = cases[item.flowID] ?? [:]
                 if flowCases[key] == nil { caseOrder[item.flowID, default: []].append(key) }
-                let merged = merge(flowCases[key]?.verdict, Verdict(status: status, evidence: evidence))
-                flowCases[key] = (tokenCase.rule, tokenCase.caseID, merged)
+                let verdict = Self.verdict(item.verdict, message: item.message, item: ref, blockedAt: blockedAt)
+                flowCases[key] = (tokenCase.rule, tokenCase.caseID, Self.merge(flowCases[key]?.verdict, verdict, rank: Self.caseRank))
                 cases[item.flowID] = flowCases
             }
         }
@@ -94,25 +93,70 @@ extension SiteResults {
             flows: order.map { flow in
                 FlowResult(
                     flow: flow,
-                    steps: (stepOrder[flow] ?? []).sorted().map { StepVerdict(step: $0, verdict: steps[flow]![$0]!) },
+                    steps: steps[flow]!.keys.sorted().map { StepVerdict(step: $0, verdict: steps[flow]![$0]!) },
                     cases: (caseOrder[flow] ?? []).map { key in
                         let entry = cases[flow]![key]!
                         return CaseVerdict(rule: entry.rule, caseID: entry.caseID, verdict: entry.verdict)
-                    }
+                    },
+                    summary: Counts(Summary(results: report.results.filter { $0.flowID == flow }))
                 )
-            }
+            },
+            summary: Counts(report.summary),
+            provenance: Provenance(startedAt: report.startedAt, backend: backend + defects, toolVersion: report.tool.version)
         )
     }
 
-    /// A check verdict as the site shows it; nil for steps skipped after a failure.
-    private static func status(_ verdict: CheckVerdict) -> Status? {
+    /// A check verdict as the site shows it. A step skipped after a failure is "not reached",
+    /// with the step that blocked it.
+    private static func verdict(_ verdict: CheckVerdict, message: String?, item: ItemRef, blockedAt: Int?) -> Verdict {
         switch verdict {
-        case .pass: .pass
-        // Inconclusive: the run fails and nothing was proven; the evidence text says which (issue 13 gives it its own look).
-        case .fail, .error, .inconclusive: .fail
-        case .notExecutable: .notExecutable
-        case .info: .info
-        case .skipped: nil
+        case .pass: Verdict(status: .pass, evidence: message)
+        case .fail, .error: Verdict(status: .fail, evidence: message ?? "failed", item: item)
+        case .inconclusive: Verdict(status: .inconclusive, evidence: message, item: item)
+        case .notExecutable: Verdict(status: .notExecutable, evidence: message)
+        case .info: Verdict(status: .info, evidence: message)
+        case .skipped: Verdict(status: .notReached, item: item, blockedAt: blockedAt)
         }
+    }
+
+    /// Over the items that reached a step, a failure wins, then a pass; a step no item could
+    /// execute stays not executable, and one no item reached says so.
+    private static func stepRank(_ status: Status) -> Int {
+        switch status {
+        case .fail: 5
+        case .inconclusive: 4
+        case .pass: 3
+        case .info: 2
+        case .notExecutable: 1
+        case .notReached: 0
+        }
+    }
+
+    /// Over a case's variants, a variant that did not run outranks a pass: a case is passed only
+    /// when every variant passed.
+    private static func caseRank(_ status: Status) -> Int {
+        switch status {
+        case .fail: 5
+        case .inconclusive: 4
+        case .notReached: 3
+        case .notExecutable: 2
+        case .pass: 1
+        case .info: 0
+        }
+    }
+
+    private static func merge(_ old: Verdict?, _ new: Verdict, rank: (Status) -> Int) -> Verdict {
+        guard let old else { return new }
+        return rank(new.status) > rank(old.status) ? new : old
+    }
+}
+
+extension SiteResults.Counts {
+    /// The report's counts, field for field.
+    init(_ summary: Summary) {
+        self.init(
+            total: summary.total, pass: summary.pass, fail: summary.fail, error: summary.error,
+            notExecutable: summary.notExecutable, info: summary.info, inconclusive: summary.inconclusive
+        )
     }
 }

@@ -17,6 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
         Examples:
           flowspec serve                       flows/ on http://127.0.0.1:8000/
           flowspec serve --port 9000 flows/    another port
+          flowspec serve --results check.json  with the verdicts of a check run
         """
     )
 
@@ -29,6 +30,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Site configuration (default: site/site.yml when it exists).")
     var config: String?
 
+    @Option(name: .long, help: "Check results to show beside the specs: the JSON report of `flowspec check` (or a SiteResults file).")
+    var results: String?
+
     @Option(name: .long, help: "Address to listen on. Anything but loopback exposes the preview to the network.")
     var host: String = "127.0.0.1"
 
@@ -40,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let options = SiteBuildOptions(inputs: paths, outputDirectory: out, configPath: config)
+        let options = SiteBuildOptions(inputs: paths, outputDirectory: out, configPath: config, results: try ResultsInput.option(results))
         let server = SiteServer(options: options, host: host, port: port)
         do {
             try await server.run { Terminal.write($0) }

@@ -37,22 +37,10 @@ public struct SiteServer: Sendable {
         let first = rebuild(builder, log: log)
         await state.finished(build: first, signature: signature())
 
-        let router = Router()
-        router.get(RouterPath(stringLiteral: Self.versionPath)) { _, _ -> String in
-            String(await state.version)
-        }
-        router.get(RouterPath(stringLiteral: Self.reloadPath)) { _, _ -> Response in
-            Self.response(Array(Self.reloadScript.utf8), type: "text/javascript; charset=utf-8")
-        }
-        let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
-            Self.serve(path: request.uri.path, root: root)
-        }
-        router.get("/", use: handler)
-        router.get("**", use: handler)
         var logger = Logger(label: "flowspec-serve")
         logger.logLevel = .warning
         let app = Application(
-            router: router,
+            router: Self.router(root: root, state: state, logger: logger),
             configuration: .init(address: .hostname(host, port: port), serverName: "flowspec"),
             onServerRunning: { _ in log("Serving \(root) at http://\(host):\(port)/ (Ctrl-C stops)\n") },
             logger: logger
@@ -116,75 +104,6 @@ public struct SiteServer: Sendable {
             }
         }
         return parts.joined(separator: "\n")
-    }
-
-    // MARK: Static files
-
-    static func serve(path: String, root: String) -> Response {
-        guard let relative = safeRelativePath(path) else {
-            return response(Array("bad path\n".utf8), type: "text/plain; charset=utf-8", status: .badRequest)
-        }
-        var file = root + "/" + relative
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
-            file += (file.hasSuffix("/") ? "" : "/") + "index.html"
-        }
-        guard let data = FileManager.default.contents(atPath: file) else {
-            return response(Array("not found\n".utf8), type: "text/plain; charset=utf-8", status: .notFound)
-        }
-        let type = contentType(file)
-        var bytes = [UInt8](data)
-        if type.hasPrefix("text/html") { bytes = injectReload(bytes) }
-        return response(bytes, type: type)
-    }
-
-    /// The request path as a path inside the site, or nil when it tries to leave it.
-    static func safeRelativePath(_ path: String) -> String? {
-        let decoded = path.removingPercentEncoding ?? path
-        var parts: [Substring] = []
-        for part in decoded.split(separator: "/") {
-            if part == "." || part.isEmpty { continue }
-            if part == ".." || part.hasPrefix(".") || part.contains("\0") { return nil }
-            parts.append(part)
-        }
-        return parts.joined(separator: "/")
-    }
-
-    static func injectReload(_ html: [UInt8]) -> [UInt8] {
-        let tag = Array("<script src=\"\(reloadPath)\" defer></script>\n".utf8)
-        let marker = Array("</head>".utf8)
-        guard let index = firstIndex(of: marker, in: html) else { return html }
-        return Array(html[..<index]) + tag + Array(html[index...])
-    }
-
-    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if Array(haystack[start..<(start + needle.count)]) == needle { return start }
-        }
-        return nil
-    }
-
-    static func contentType(_ file: String) -> String {
-        switch (file as NSString).pathExtension.lowercased() {
-        case "html": "text/html; charset=utf-8"
-        case "css": "text/css; charset=utf-8"
-        case "js": "text/javascript; charset=utf-8"
-        case "json": "application/json"
-        case "svg": "image/svg+xml"
-        case "png": "image/png"
-        case "jpg", "jpeg": "image/jpeg"
-        case "woff2": "font/woff2"
-        case "xml": "application/xml"
-        default: "application/octet-stream"
-        }
-    }
-
-    static func response(_ bytes: [UInt8], type: String, status: HTTPResponse.Status = .ok) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = type
-        headers[.cacheControl] = "no-store"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// Polls the version endpoint; reloads the page when a rebuild succeeded.

@@ -1,12 +1,17 @@
-/// A 128-bit content fingerprint for the incremental build cache: not cryptographic, but fast
-/// (8 bytes per step) and stable across runs and machines, which is all a cache key needs.
+import JOSE
+
+/// A SHA-256 content fingerprint for the incremental build cache: a page is reused when its key
+/// is unchanged, so a collision would silently serve a stale page; SHA-256 (OpenSSL, through
+/// JOSE's `Digest`) makes that practically impossible at a cost the build does not notice.
+///
+/// Parts are chained: each `combine` hashes the running digest, the part's length and the part,
+/// so `combine("ab"); combine("c")` and `combine("a"); combine("bc")` differ.
 public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
-    public private(set) var high: UInt64
-    public private(set) var low: UInt64
+    /// The running SHA-256 digest (32 bytes).
+    public private(set) var digest: [UInt8]
 
     public init() {
-        high = 0x243F_6A88_85A3_08D3
-        low = 0x1319_8A2E_0370_7344
+        digest = Digest.sha256([UInt8]())
     }
 
     public init<S: Sequence>(_ parts: S) where S.Element == String {
@@ -15,26 +20,11 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
     }
 
     public mutating func combine(_ bytes: UnsafeRawBufferPointer) {
-        var h1 = high ^ UInt64(truncatingIfNeeded: bytes.count)
-        var h2 = low &+ UInt64(truncatingIfNeeded: bytes.count)
-        let words = bytes.count / 8
-        var i = 0
-        while i < words {
-            let word = bytes.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)
-            h1 = Self.mix(h1 ^ word, 0x9E37_79B9_7F4A_7C15)
-            h2 = Self.mix(h2 &+ word, 0xC2B2_AE3D_27D4_EB4F)
-            i += 1
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        for index in (words * 8)..<bytes.count {
-            tail |= UInt64(bytes[index]) << shift
-            shift += 8
-        }
-        h1 = Self.mix(h1 ^ tail ^ 0xFF, 0x9E37_79B9_7F4A_7C15)
-        h2 = Self.mix(h2 &+ tail &+ 0xFF, 0xC2B2_AE3D_27D4_EB4F)
-        high = h1 ^ (h2 >> 29)
-        low = h2 ^ (h1 >> 31)
+        var input = digest
+        input.reserveCapacity(digest.count + 8 + bytes.count)
+        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { input.append(contentsOf: $0) }
+        input.append(contentsOf: bytes)
+        digest = Digest.sha256(input)
     }
 
     public mutating func combine(_ bytes: [UInt8]) {
@@ -50,21 +40,21 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
         combine(hash.description)
     }
 
-    private static func mix(_ value: UInt64, _ multiplier: UInt64) -> UInt64 {
-        var x = value &* multiplier
-        x ^= x >> 32
-        x = x &* 0xD6E8_FEB8_6659_FD93
-        x ^= x >> 29
-        return x
+    /// The first 8 bytes of the digest as a number (the search shard of a path is taken from it).
+    public var low: UInt64 {
+        digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    /// The digest in lowercase hex (64 characters).
     public var description: String {
-        Self.hex(high) + Self.hex(low)
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(digest.count * 2)
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func of(_ bytes: [UInt8]) -> ContentHash {

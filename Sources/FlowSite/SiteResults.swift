@@ -14,16 +14,101 @@ public struct SiteResults: Codable, Sendable, Hashable {
         case notExecutable = "not-executable"
         /// An informational case: its outcome is reported, it neither passes nor fails.
         case info
+        /// The backend refused, but for a reason that proves nothing about the rule: fails the run.
+        case inconclusive
+        /// Not run because an earlier step failed (`blockedAt` says which): never shown as passed.
+        case notReached = "not-reached"
+
+        /// The mark a chip shows beside the colour: never colour alone.
+        public var icon: String {
+            switch self {
+            case .pass: "✓"
+            case .fail: "✗"
+            case .inconclusive: "?"
+            case .notExecutable, .notReached: "–"
+            case .info: "i"
+            }
+        }
+    }
+
+    /// The check item a verdict comes from (`flow/rule/CASE`, `flow/path-N`), so the page can
+    /// link evidence to the case or step that showed it.
+    public struct ItemRef: Codable, Sendable, Hashable {
+        public var id: String
+        public var rule: String?
+        public var caseID: String?
+        /// The step the item failed at, when it failed at one.
+        public var step: Int?
+
+        public init(id: String, rule: String? = nil, caseID: String? = nil, step: Int? = nil) {
+            self.id = id
+            self.rule = rule
+            self.caseID = caseID
+            self.step = step
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, rule
+            case caseID = "case"
+            case step
+        }
+    }
+
+    /// Counts per verdict over a flow's check items (scenarios and token-case variants): the
+    /// `summary` of the JSON report, by the same definitions (FlowCheck's `Summary`).
+    public struct Counts: Codable, Sendable, Hashable {
+        public var total: Int
+        public var pass: Int
+        public var fail: Int
+        public var error: Int
+        public var notExecutable: Int
+        public var info: Int
+        public var inconclusive: Int
+
+        public init(total: Int, pass: Int, fail: Int, error: Int, notExecutable: Int, info: Int, inconclusive: Int) {
+            self.total = total
+            self.pass = pass
+            self.fail = fail
+            self.error = error
+            self.notExecutable = notExecutable
+            self.info = info
+            self.inconclusive = inconclusive
+        }
+
+        /// Failed, errored or inconclusive items: the run fails.
+        public var failing: Int { fail + error + inconclusive }
+    }
+
+    /// Where the results come from: shown on every page that has results.
+    public struct Provenance: Codable, Sendable, Hashable {
+        /// When the run started (ISO 8601, as the report says).
+        public var startedAt: String?
+        /// The backend checked (its URL, or "embedded mock backend").
+        public var backend: String?
+        /// The flowspec version that ran the check.
+        public var toolVersion: String?
+
+        public init(startedAt: String? = nil, backend: String? = nil, toolVersion: String? = nil) {
+            self.startedAt = startedAt
+            self.backend = backend
+            self.toolVersion = toolVersion
+        }
     }
 
     public struct Verdict: Codable, Sendable, Hashable {
         public var status: Status
         /// What was observed (status code, the assertion that failed, the token used…).
         public var evidence: String?
+        /// The check item that showed it.
+        public var item: ItemRef?
+        /// For `notReached`: the step that failed first on the way.
+        public var blockedAt: Int?
 
-        public init(status: Status, evidence: String? = nil) {
+        public init(status: Status, evidence: String? = nil, item: ItemRef? = nil, blockedAt: Int? = nil) {
             self.status = status
             self.evidence = evidence
+            self.item = item
+            self.blockedAt = blockedAt
         }
     }
 
@@ -61,11 +146,14 @@ public struct SiteResults: Codable, Sendable, Hashable {
         public var flow: String
         public var steps: [StepVerdict]
         public var cases: [CaseVerdict]
+        /// The report's counts for this flow's items; nil in a hand-written file (no counts shown).
+        public var summary: Counts?
 
-        public init(flow: String, steps: [StepVerdict] = [], cases: [CaseVerdict] = []) {
+        public init(flow: String, steps: [StepVerdict] = [], cases: [CaseVerdict] = [], summary: Counts? = nil) {
             self.flow = flow
             self.steps = steps
             self.cases = cases
+            self.summary = summary
         }
 
         public func verdict(step: Int) -> Verdict? { steps.first { $0.step == step }?.verdict }
@@ -78,10 +166,15 @@ public struct SiteResults: Codable, Sendable, Hashable {
     /// site adds no timestamps of its own.
     public var label: String?
     public var flows: [FlowResult]
+    /// The report's counts over every flow, and where the results come from.
+    public var summary: Counts?
+    public var provenance: Provenance?
 
-    public init(label: String? = nil, flows: [FlowResult]) {
+    public init(label: String? = nil, flows: [FlowResult], summary: Counts? = nil, provenance: Provenance? = nil) {
         self.label = label
         self.flows = flows
+        self.summary = summary
+        self.provenance = provenance
     }
 
     public func result(for flowID: String) -> FlowResult? { flows.first { $0.flow == flowID } }
@@ -95,9 +188,16 @@ public struct SiteResults: Codable, Sendable, Hashable {
     /// Stable fingerprint of one flow's results, for the page cache key.
     func fingerprint(for flowID: String) -> String {
         guard let result = result(for: flowID) else { return "-" }
+        return (label ?? "") + "|" + Self.fingerprint(result) + "|" + Self.fingerprint(provenance)
+    }
+
+    /// Fingerprint of everything: the index shows every flow's status and the totals.
+    var fingerprint: String { Self.fingerprint(self) }
+
+    private static func fingerprint(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(result)) ?? Data()
-        return (label ?? "") + "|" + ContentHash.of([UInt8](data)).description
+        let data = (try? encoder.encode(value)) ?? Data()
+        return ContentHash.of([UInt8](data)).description
     }
 }

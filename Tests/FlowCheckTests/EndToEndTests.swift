@@ -140,7 +140,7 @@ extension CheckServers {
         #expect(results.label?.contains("skip-nonce") == true)
         let failedCases = native.cases.filter { $0.verdict.status == .fail }
         #expect(!failedCases.isEmpty && failedCases.allSatisfy { $0.rule.contains("nonce") }, "\(failedCases.map(\.caseID))")
-        #expect(failedCases.allSatisfy { $0.verdict.evidence?.contains("apple-sign-in-native/") == true })
+        #expect(failedCases.allSatisfy { $0.verdict.item?.id.hasPrefix("apple-sign-in-native/") == true && $0.verdict.item?.caseID == $0.caseID })
         #expect(native.cases.contains { $0.verdict.status == .pass })
         let failedSteps = Set(native.steps.filter { $0.verdict.status == .fail }.map(\.step))
         #expect(!failedSteps.isEmpty)
@@ -154,10 +154,15 @@ extension CheckServers {
         #expect(report.succeeded)
         let page = try String(contentsOfFile: out + "/flows/apple-sign-in-native.html", encoding: .utf8)
         for step in failedSteps {
-            #expect(page.contains("has-verdict verdict-fail\" id=\"step-\(step)\""), "step \(step) not marked failed")
+            #expect(page.contains("has-verdict step-verdict-fail\" id=\"step-\(step)\""), "step \(step) not marked failed")
             #expect(page.contains("msg-fail\" data-step=\"\(step)\""), "arrow of step \(step) not marked")
         }
-        #expect(page.contains("verdict-fail\">\(failedCases[0].caseID)</span>"))
+        // (The page is in the flow's language: the chip's tooltip words are Turkish here.)
+        #expect(page.contains("<span class=\"case-chip chip-fail\" title=\"\(failedCases[0].caseID): "))
+        // Its evidence links to the case that showed it.
+        let anchor = "case-" + failedCases[0].rule.lowercased() + "-" + failedCases[0].caseID.lowercased()
+        #expect(page.contains("<li id=\"\(anchor)\">"), "no anchor \(anchor)")
+        #expect(page.contains("<a href=\"#\(anchor)\"><code>\(failedCases[0].rule)/\(failedCases[0].caseID)</code></a>"))
         #expect(page.contains("skip-nonce"))
         // A report that is neither format is refused with a clear message.
         try Data("{\"flows\": [{}]}".utf8).write(to: json)

@@ -1,3 +1,7 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
 import Testing
 @testable import FlowServe
 
@@ -12,18 +16,60 @@ struct SiteServerTests {
         #expect(SiteServer.safeRelativePath("/flows/%00x") == nil)
     }
 
-    @Test func reloadScriptIsInjectedIntoHTMLOnly() {
-        let page = Array("<html><head><title>x</title></head><body></body></html>".utf8)
-        let injected = String(decoding: SiteServer.injectReload(page), as: UTF8.self)
-        #expect(injected.contains("<script src=\"/__flowspec/reload.js\" defer></script>\n</head>"))
-        #expect(SiteServer.injectReload(Array("body{}".utf8)) == Array("body{}".utf8))
-        #expect(SiteServer.contentType("a/b.css") == "text/css; charset=utf-8")
-        #expect(!SiteServer.reloadScript.contains("http"))
+    /// Through the real router (FileMiddleware and the preview's middlewares): HTML pages get the
+    /// reload script, other files come back byte for byte, hidden and escaping paths are refused,
+    /// missing files are 404, and nothing may be cached.
+    @Test func servesTheSiteAndInjectsTheReloadScriptIntoHTMLOnly() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-serve-files-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let page = "<!doctype html><html><head><title>x</title></head><body>é</body></html>\n"
+        let css = "body { color: red; }\n/* </head> */\n"
+        let notFound = "<!doctype html><html><head></head><body>not here</body></html>\n"
+        for (path, text) in ["index.html": page, "flows/a.html": page, "assets/a.css": css, ".flowspec/cache": "secret", "404.html": notFound] {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        let app = Application(router: SiteServer.router(root: root.path, state: ServerState(), logger: Logger(label: "test")))
+        try await app.test(.router) { client in
+            let tag = "<script src=\"/__flowspec/reload.js\" defer></script>\n</head>"
+            for uri in ["/", "/index.html", "/flows/a.html"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                    let body = String(buffer: response.body)
+                    #expect(body == page.replacingOccurrences(of: "</head>", with: tag), "\(uri): \(body)")
+                    #expect(response.headers[.cacheControl] == "no-store")
+                    #expect(response.headers[.contentLength].map(Int.init) != Int(page.utf8.count), "the length of the file is not the length sent")
+                }
+            }
+            try await client.execute(uri: "/assets/a.css", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == css, "not HTML: byte for byte")
+                #expect(response.headers[.contentType]?.hasPrefix("text/css") == true)
+                #expect(response.headers[.cacheControl] == "no-store")
+            }
+            for uri in ["/.flowspec/cache", "/%2e%2e/etc/passwd", "/flows/..%2f..%2fetc"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(uri)")
+                    #expect(!String(buffer: response.body).contains("secret"))
+                }
+            }
+            try await client.execute(uri: "/flows/missing.html", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body) == notFound.replacingOccurrences(of: "</head>", with: "<script src=\"/__flowspec/reload.js\" defer></script>\n</head>"), "the site's 404 page, reloading too")
+            }
+            try await client.execute(uri: SiteServer.reloadPath, method: .get) { response in
+                #expect(String(buffer: response.body) == SiteServer.reloadScript)
+                #expect(!SiteServer.reloadScript.contains("http"))
+            }
+            try await client.execute(uri: SiteServer.versionPath, method: .get) { response in
+                #expect(String(buffer: response.body) == "0")
+            }
+        }
     }
 }
 
 import FlowSite
-import Foundation
 
 /// `serve` rebuilds when any input of the build changes, including the folders `site.yml`
 /// names under `flows:`, not only flows/.

@@ -146,8 +146,9 @@ struct PageStructureTests {
         #expect(report.succeeded)
         func chips(_ id: String) throws -> Set<String> {
             let page = try scratch.read("flows/\(id).html")
+            // A chip is `<span class="case-chip …" title="…"><span class="chip-icon">✓</span>ID</span>`.
             return Set(page.components(separatedBy: "class=\"case-chip ").dropFirst().compactMap { part in
-                part.split(separator: ">", maxSplits: 1).last?.split(separator: "<").first.map(String.init)
+                part.components(separatedBy: "</span>").dropFirst().first?.split(separator: "<").first.map(String.init)
             })
         }
         let google = try chips("google-sign-in-web")
@@ -184,7 +185,11 @@ struct PageStructureTests {
             for step in flow.steps { #expect(search.contains("\"flows/\(flow.id).html#\(step.anchor)\""), "\(flow.id) step \(step.number) in the search index") }
         }
         let searchPage = try scratch.read("search.html")
-        for shard in 0..<SiteBuilder.searchShards { #expect(searchPage.contains("<script src=\"\(SiteBuilder.searchShardPath(shard))\" defer>")) }
+        // Exactly the shards that hold an entry are loaded (an empty shard is a wasted request).
+        for shard in 0..<SiteBuilder.searchShards {
+            let holdsEntries = try scratch.read(SiteBuilder.searchShardPath(shard)).contains("\"flows/")
+            #expect(searchPage.contains("<script src=\"\(SiteBuilder.searchShardPath(shard))\" defer>") == holdsEntries, "shard \(shard)")
+        }
         try Self.assertLinksResolve(in: scratch.out)
         try Self.assertChromeIsSelfContained(in: scratch.out)
     }
@@ -224,12 +229,70 @@ struct PageStructureTests {
         let report = try scratch.build(results: results)
         #expect(report.succeeded)
         let page = try scratch.read("flows/sample.html")
-        #expect(page.contains("has-verdict verdict-fail\" id=\"step-4\""))
+        #expect(page.contains("has-verdict step-verdict-fail\" id=\"step-4\""))
         #expect(page.contains("expected 200, got 500"))
-        #expect(page.contains("has-verdict verdict-not-executable\" id=\"step-1\""))
-        #expect(page.contains("case-chip expect-reject verdict-pass\">S1</span>"))
+        #expect(page.contains("has-verdict step-verdict-not-executable\" id=\"step-1\""))
+        // The chip shows the verdict (fill and icon); the expectation is a separate label.
+        #expect(page.contains("<span class=\"case-chip chip-pass\" title=\"S1: passed · must reject\"><span class=\"chip-icon\" aria-hidden=\"true\">✓</span>S1</span>"))
+        #expect(page.contains("<span class=\"case-expect expect-reject\">must reject</span>"))
+        // A case without a verdict in a run is not shown as passed.
+        #expect(page.contains("<span class=\"case-chip chip-none\" title=\"S2: no result · must reject\">"))
         #expect(page.contains("401 &lt;rejected&gt;"))
         #expect(page.contains("(staging)"))
+        // Verdict colours are scoped to badges and chips: no bare rule colours a step's prose.
+        let css = try scratch.read("assets/flowspec.css")
+        for status in ["pass", "fail", "not-executable", "info"] {
+            #expect(!css.contains("\n.verdict-\(status) {"), "a bare .verdict-\(status) rule would colour the step section")
+        }
+    }
+
+    /// The integration-doc basics, read from the built HTML: headings in order, permalinks on
+    /// headings and rule rows, previous/next step, "copy as curl" with the request (quoted for a
+    /// POSIX shell: the oracle is sh itself), a favicon, a 404 page, outcome names in the page's
+    /// language.
+    @Test func pagesHaveTheIntegrationDocBasics() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/sample.md", sampleSpec())
+        try scratch.write("flows/sample-tr.md", sampleSpec(id: "sample-tr", title: "Örnek giriş", lang: "tr", translationOf: "sample"))
+        #expect(try scratch.build().succeeded)
+        let page = try scratch.read("flows/sample.html")
+        let h1 = try #require(page.range(of: "<h1>"))
+        let onThisPage = try #require(page.range(of: "class=\"toc-title\""))
+        #expect(h1.lowerBound < onThisPage.lowerBound, "the h1 comes before the \"On this page\" h2")
+        #expect(page.contains("<h2 id=\"s-purpose-h\">Purpose <a class=\"anchor-link\" href=\"#s-purpose\""))
+        #expect(page.contains("<code>signature</code> <a class=\"anchor-link\" href=\"#rule-signature\""))
+        #expect(page.contains("<a class=\"step-next\" href=\"#step-2\" rel=\"next\">"))
+        #expect(page.contains("<a class=\"step-prev\" href=\"#step-3\" rel=\"prev\">"))
+        #expect(page.contains("<link rel=\"icon\" href=\"../assets/favicon.svg\""))
+        #expect(FileManager.default.fileExists(atPath: scratch.out + "/assets/favicon.svg"))
+        let notFound = try scratch.read("404.html")
+        #expect(notFound.contains("<h1>Page not found</h1>") && notFound.contains("href=\"/index.html\""))
+        // One index card for the flow and its translation, linking the translation's language.
+        let index = try scratch.read("index.html")
+        #expect(index.components(separatedBy: "<li class=\"flow-card\"").count - 1 == 1)
+        #expect(index.contains("<a href=\"flows/sample-tr.html\" hreflang=\"tr\" lang=\"tr\" title=\"Örnek giriş\">Türkçe</a>"))
+        #expect(try scratch.read("flows/sample-tr.html").contains("başarılı"), "outcome names in the page's language")
+
+        // The curl command, unescaped from its attribute, run by sh with curl replaced by printf:
+        // the arguments curl would get are the request's method, URL, header and body.
+        let attribute = try #require(page.components(separatedBy: "data-curl=\"").dropFirst().first?.components(separatedBy: "\"").first)
+        let command = attribute.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        let script = "curl() { printf '[%s]\\n' \"$@\"; }\nBACKEND=http://backend.test\n" + command + "\n"
+        let run = try runShell(script)
+        #expect(run == "[-X]\n[POST]\n[http://backend.test/api/login]\n[-H]\n[Content-Type: application/json]\n[--data-raw]\n[{\"code\": \"{{provider.code}}\", \"id_token\": \"{{provider.id_token}}\"}]\n", "\(run)")
+    }
+
+    private func runShell(_ script: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 
     @Test func themeOverridesReplaceEmbeddedFiles() throws {

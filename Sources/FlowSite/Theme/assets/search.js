@@ -1,5 +1,8 @@
-/* flowspec client-side search over assets/search-index.js (a script, not fetched JSON, so it
-   also works from file://). Results are built with DOM nodes and textContent only. */
+/* flowspec client-side search over the prebuilt index shards (scripts, not fetched JSON, so it
+   also works from file://). On search.html: results as you type, grouped by flow, filtered by
+   language. On every other page: the header field answers as you type, loading the index only
+   when it is first used (assets/search/shards.js lists the shards that hold entries). Results
+   are built with DOM nodes and textContent only. */
 (function () {
   "use strict";
 
@@ -89,66 +92,171 @@
     return "…" + text.slice(start, end) + (end < text.length ? "…" : "");
   }
 
-  function render(query) {
+  function resultItem(entry, words, root) {
+    var item = document.createElement("li");
+    item.className = "search-result";
+    var link = document.createElement("a");
+    link.setAttribute("href", root + entry.href);
+    link.setAttribute("lang", entry.lang);
+    appendHighlighted(link, entry.title, words);
+    item.appendChild(link);
+    if (entry.text) {
+      var p = document.createElement("p");
+      p.className = "result-snippet";
+      appendHighlighted(p, snippet(entry.text, words), words);
+      item.appendChild(p);
+    }
+    return item;
+  }
+
+  /* Results grouped by flow (the page part of the link), groups in order of their best result. */
+  function grouped(results) {
+    var groups = [], byPage = {};
+    results.forEach(function (result) {
+      var page = result.entry.href.split("#")[0];
+      if (!byPage[page]) {
+        byPage[page] = { title: result.entry.context || result.entry.title, lang: result.entry.lang, results: [] };
+        groups.push(byPage[page]);
+      }
+      byPage[page].results.push(result);
+    });
+    return groups;
+  }
+
+  function countText(status, n) {
+    if (n === 0) { return status.getAttribute("data-none"); }
+    return ((n === 1 && status.getAttribute("data-count-one")) || status.getAttribute("data-count") || "{n}").replace("{n}", String(n));
+  }
+
+  function render(query, lang) {
     var list = document.getElementById("search-results");
     var status = document.getElementById("search-status");
     if (!list || !status) { return; }
     while (list.firstChild) { list.removeChild(list.firstChild); }
     var words = terms(query);
     if (words.length === 0) { status.textContent = ""; return; }
-    var results = search(query);
-    status.textContent = results.length === 0
-      ? status.getAttribute("data-none")
-      : (status.getAttribute("data-count") || "{n}").replace("{n}", String(results.length));
-    results.forEach(function (result) {
-      var entry = result.entry;
+    var results = search(query).filter(function (r) { return !lang || r.entry.lang === lang; });
+    status.textContent = countText(status, results.length);
+    grouped(results).forEach(function (group) {
       var item = document.createElement("li");
-      item.className = "search-result";
-      var link = document.createElement("a");
-      link.setAttribute("href", entry.href);
-      link.setAttribute("lang", entry.lang);
-      appendHighlighted(link, entry.title, words);
-      item.appendChild(link);
-      if (entry.context) {
-        var context = document.createElement("span");
-        context.className = "result-context";
-        context.textContent = entry.context;
-        item.appendChild(context);
-      }
-      if (entry.text) {
-        var p = document.createElement("p");
-        p.className = "result-snippet";
-        appendHighlighted(p, snippet(entry.text, words), words);
-        item.appendChild(p);
-      }
+      item.className = "search-group";
+      var heading = document.createElement("h2");
+      heading.className = "search-group-title";
+      heading.setAttribute("lang", group.lang);
+      heading.textContent = group.title;
+      item.appendChild(heading);
+      var inner = document.createElement("ol");
+      group.results.forEach(function (result) { inner.appendChild(resultItem(result.entry, words, "")); });
+      item.appendChild(inner);
       list.appendChild(item);
     });
   }
 
-  function start() {
-    var input = document.getElementById("search-q");
-    var query = "";
-    try { query = new URLSearchParams(window.location.search).get("q") || ""; } catch (e) { query = ""; }
-    if (input) {
-      input.value = query;
-      var timer = null;
-      input.addEventListener("input", function () {
-        clearTimeout(timer);
-        timer = setTimeout(function () {
-          render(input.value);
-          try {
-            var url = new URL(window.location.href);
-            url.searchParams.set("q", input.value);
-            window.history.replaceState(null, "", url.toString());
-          } catch (e) { /* file:// may refuse */ }
-        }, 120);
-      });
-      if (!query) { input.focus(); }
-    }
-    var header = document.getElementById("site-search-q");
-    if (header) { header.value = query; }
-    render(query);
+  function setParam(key, value) {
+    try {
+      var url = new URL(window.location.href);
+      if (value) { url.searchParams.set(key, value); } else { url.searchParams.delete(key); }
+      window.history.replaceState(null, "", url.toString());
+    } catch (e) { /* file:// may refuse */ }
   }
 
-  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }
+  /* The language filter offers the languages the index holds. */
+  function setupLanguages(select, current) {
+    if (!select) { return; }
+    var seen = {};
+    prepare().forEach(function (entry) { seen[entry.lang] = true; });
+    Object.keys(seen).sort().forEach(function (lang) {
+      var option = document.createElement("option");
+      option.value = lang;
+      option.textContent = (select.getAttribute("data-name-" + lang) || lang);
+      select.appendChild(option);
+    });
+    select.value = current;
+  }
+
+  function startSearchPage(input) {
+    var params;
+    try { params = new URLSearchParams(window.location.search); } catch (e) { params = new URLSearchParams(""); }
+    var query = params.get("q") || "";
+    var select = document.getElementById("search-lang");
+    setupLanguages(select, params.get("lang") || "");
+    var update = function () {
+      render(input.value, select ? select.value : "");
+      setParam("q", input.value);
+      setParam("lang", select ? select.value : "");
+    };
+    input.value = query;
+    var timer = null;
+    input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(update, 120); });
+    if (select) { select.addEventListener("change", update); }
+    if (!query) { input.focus(); }
+    var header = document.getElementById("site-search-q");
+    if (header) { header.value = query; }
+    render(query, select ? select.value : "");
+  }
+
+  /* Header search on any page: load the index on first use, then answer as you type. */
+  function loadIndex(root, done) {
+    if (window.flowspecSearchIndex || loadIndex.loading) { if (window.flowspecSearchIndex) { done(); } return; }
+    loadIndex.loading = true;
+    var add = function (src, onload) {
+      var script = document.createElement("script");
+      script.src = root + src;
+      script.onload = onload;
+      document.head.appendChild(script);
+    };
+    add("assets/search/shards.js", function () {
+      var shards = window.flowspecSearchShards || [];
+      var left = shards.length;
+      if (left === 0) { window.flowspecSearchIndex = []; done(); return; }
+      shards.forEach(function (shard) { add(shard, function () { left -= 1; if (left === 0) { prepared = null; done(); } }); });
+    });
+  }
+
+  function startHeader(input) {
+    var form = input.form;
+    var box = document.getElementById("site-search-results");
+    if (!form || !box) { return; }
+    var root = form.getAttribute("data-root") || "";
+    var show = function () {
+      while (box.firstChild) { box.removeChild(box.firstChild); }
+      var words = terms(input.value);
+      if (words.length === 0) { box.classList.remove("is-open"); return; }
+      var results = search(input.value).slice(0, 8);
+      var status = document.createElement("p");
+      status.className = "search-status";
+      status.textContent = countText(box, results.length);
+      box.appendChild(status);
+      var list = document.createElement("ol");
+      results.forEach(function (result) {
+        var item = resultItem(result.entry, words, root);
+        if (result.entry.context) {
+          var context = document.createElement("span");
+          context.className = "result-context";
+          context.textContent = result.entry.context;
+          item.insertBefore(context, item.children[1] || null);
+        }
+        list.appendChild(item);
+      });
+      box.appendChild(list);
+      box.classList.add("is-open");
+    };
+    var timer = null;
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { loadIndex(root, show); }, 120);
+    });
+    input.addEventListener("keydown", function (event) { if (event.key === "Escape") { box.classList.remove("is-open"); } });
+    document.addEventListener("click", function (event) { if (!form.contains(event.target)) { box.classList.remove("is-open"); } });
+  }
+
+  function start() {
+    var page = document.getElementById("search-q");
+    if (page) { startSearchPage(page); return; }
+    var header = document.getElementById("site-search-q");
+    if (header) { startHeader(header); }
+  }
+
+  /* Deferred scripts run before DOMContentLoaded, the index shards after this one: wait for it. */
+  if (document.readyState === "complete") { start(); } else { document.addEventListener("DOMContentLoaded", start); }
 })();

@@ -1,4 +1,6 @@
-/* flowspec default theme: tag filter on the index and the "/" shortcut to search. No network. */
+/* flowspec default theme: tag filter on the index, the "/" shortcut to search, copy buttons on
+   code blocks ("copy as curl" on requests), the language switch keeping the place on the page,
+   and details opened for printing. No network; labels come from data attributes. */
 (function () {
   "use strict";
 
@@ -64,9 +66,69 @@
     });
   }
 
+  function copyText(text, button) {
+    var done = function () {
+      var label = button.textContent;
+      button.textContent = document.body.getAttribute("data-label-copied") || "Copied";
+      setTimeout(function () { button.textContent = label; }, 1500);
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(done, function () {});
+    }
+  }
+
+  function button(label, onClick) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "copy-button";
+    b.textContent = label;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  /* A "Copy" button on every code block; "Copy as curl" where the page gives the command. */
+  function setupCopyButtons() {
+    var copy = document.body.getAttribute("data-label-copy") || "Copy";
+    var curl = document.body.getAttribute("data-label-copy-curl") || "Copy as curl";
+    Array.prototype.forEach.call(document.querySelectorAll("pre"), function (pre) {
+      var bar = document.createElement("div");
+      bar.className = "copy-bar";
+      bar.appendChild(button(copy, function (event) { copyText(pre.textContent, event.currentTarget); }));
+      var figure = pre.closest ? pre.closest("[data-curl]") : null;
+      if (figure) {
+        bar.appendChild(button(curl, function (event) { copyText(figure.getAttribute("data-curl"), event.currentTarget); }));
+      }
+      pre.parentNode.insertBefore(bar, pre);
+    });
+  }
+
+  /* Switching language keeps the step or heading in view: every translation has the same anchors. */
+  function setupTranslationLinks() {
+    Array.prototype.forEach.call(document.querySelectorAll(".translations a[hreflang]"), function (link) {
+      link.addEventListener("click", function () {
+        if (window.location.hash) { link.setAttribute("href", link.getAttribute("href").split("#")[0] + window.location.hash); }
+      });
+    });
+  }
+
+  /* Printing shows every token case: closed details are opened for the print and closed after. */
+  function setupPrint() {
+    var opened = [];
+    window.addEventListener("beforeprint", function () {
+      opened = Array.prototype.filter.call(document.querySelectorAll("details:not([open])"), function (d) { d.open = true; return true; });
+    });
+    window.addEventListener("afterprint", function () {
+      opened.forEach(function (d) { d.open = false; });
+      opened = [];
+    });
+  }
+
   function start() {
     setupTagFilter();
     setupShortcut();
+    setupCopyButtons();
+    setupTranslationLinks();
+    setupPrint();
   }
 
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }

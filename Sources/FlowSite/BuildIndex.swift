@@ -1,0 +1,118 @@
+import FlowModel
+import Foundation
+
+// Site build, stage 4: the index order, the index and search pages, the search index shards.
+
+extension SiteBuilder {
+    /// The rendered index and search pages.
+    struct IndexPages: Sendable {
+        var index: [UInt8]
+        var search: String
+        var notFound: String
+        /// `assets/search/shards.js`: the shards that hold entries, for the header search.
+        var shardList: String
+    }
+
+    /// The search shards to write (script and cache fragments) and the ones to link unchanged.
+    struct SearchShardFiles: Sendable {
+        var written: [Int: (js: String, cache: [UInt8])]
+        var reused: [Int]
+    }
+
+    /// Index order: navigation first, then by translation group and language. Sort keys are
+    /// computed once per flow, not per comparison.
+    func indexOrder(_ infos: [FlowInfo], config: SiteConfig) -> [Int] {
+        let navigationRank = Dictionary(config.navigation.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let titleByID = Dictionary(infos.map { ($0.id, $0.titleKey) }, uniquingKeysWith: { first, _ in first })
+        let languageRanks = Dictionary(config.languages.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        struct OrderKey {
+            var navigation: Int
+            var groupTitle: String
+            var group: String
+            var isOriginal: Bool
+            var language: Int
+            var id: String
+        }
+        let keys = infos.map { info in
+            OrderKey(
+                navigation: navigationRank[info.id] ?? navigationRank[info.groupKey] ?? Int.max,
+                groupTitle: titleByID[info.groupKey] ?? info.titleKey,
+                group: info.groupKey, isOriginal: info.groupKey == info.id,
+                language: languageRanks[info.lang] ?? config.languages.count, id: info.id
+            )
+        }
+        return infos.indices.sorted { a, b in
+            let x = keys[a], y = keys[b]
+            if x.navigation != y.navigation { return x.navigation < y.navigation }
+            // Byte order (not Unicode canonical order, which is slow for non-ASCII titles):
+            // deterministic, and the same as canonical order for ASCII.
+            if x.groupTitle != y.groupTitle { return x.groupTitle.utf8.lexicographicallyPrecedes(y.groupTitle.utf8) }
+            if x.group != y.group { return x.group.utf8.lexicographicallyPrecedes(y.group.utf8) }
+            if x.isOriginal != y.isOriginal { return x.isOriginal }
+            if x.language != y.language { return x.language < y.language }
+            return x.id < y.id
+        }
+    }
+
+    /// The index (cards in order, tag counts) and the search page.
+    func indexPages(_ infos: [FlowInfo], order: [Int], renderer: PageRenderer) -> IndexPages {
+        var tagCounts: [String: Int] = [:]
+        for info in infos { for tag in Set(info.tags) { tagCounts[tag, default: 0] += 1 } }
+        let tags = tagCounts.keys.sorted().map { PageRenderer.TagCount(name: $0, count: tagCounts[$0]!) }
+        var cardsHTML: [UInt8] = []
+        cardsHTML.reserveCapacity(order.reduce(0) { $0 + infos[$1].card.utf8.count })
+        // One card per translation group (its first member in index order: the original), with
+        // links to the group's other languages.
+        var members: [String: [Int]] = [:]
+        for index in order { members[infos[index].groupKey, default: []].append(index) }
+        var shown = Set<String>()
+        for index in order where shown.insert(infos[index].groupKey).inserted {
+            let others = (members[infos[index].groupKey] ?? []).dropFirst().map {
+                TranslationLink(id: infos[$0].id, lang: infos[$0].lang, title: infos[$0].title)
+            }
+            cardsHTML.append(contentsOf: renderer.cardWithLanguages(infos[index].card, others: others).utf8)
+        }
+        let shards = Array(Set(infos.map { Self.shard(of: $0.path) })).sorted()
+        return IndexPages(
+            index: renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count),
+            search: renderer.searchPage(shards: shards),
+            notFound: renderer.notFoundPage(),
+            shardList: "window.flowspecSearchShards = " + JSONText.array(shards.map { JSONText.string(Self.searchShardPath($0)) }) + ";\n"
+        )
+    }
+
+    /// Search index in shards (a flow's shard comes from its path), so a rebuild rewrites only
+    /// the shards whose flows changed. Each shard keeps its flows' fragments in the cache.
+    func searchShardFiles(_ infos: [FlowInfo], order: [Int], previous: PreviousBuild, output: String) -> SearchShardFiles {
+        var shardMembers = [[Int]](repeating: [], count: Self.searchShards)
+        for index in order { shardMembers[Self.shard(of: infos[index].path)].append(index) }
+        var oldShardMembers = [[String]](repeating: [], count: Self.searchShards)
+        for entry in previous.cache?.entries ?? [] { oldShardMembers[Self.shard(of: entry.path)].append(entry.path) }
+        var files = SearchShardFiles(written: [:], reused: [])
+        for shard in 0..<Self.searchShards {
+            let members = shardMembers[shard]
+            let unchanged = previous.cache != nil && members.allSatisfy { infos[$0].flow == nil }
+                && Set(members.map { infos[$0].path }) == Set(oldShardMembers[shard])
+                && FileSystem.exists(output + "/" + Self.searchShardPath(shard))
+            if unchanged { files.reused.append(shard); continue }
+            var fragments: [String: String] = [:]
+            if members.contains(where: { infos[$0].flow == nil }),
+               let bytes = try? FileSystem.read(output + "/" + Self.searchCachePath(shard)) {
+                fragments = BuildCache.parseFragments(bytes)
+            }
+            var parts: [String] = []
+            var cacheLines: [(String, String)] = []
+            for index in members {
+                let fragment = infos[index].flow != nil ? infos[index].search : (fragments[infos[index].path] ?? "")
+                if !fragment.isEmpty { parts.append(fragment) }
+                cacheLines.append((infos[index].path, fragment))
+            }
+            var js = "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n"
+            js += "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n"
+            js += parts.joined(separator: ",\n")
+            js += "\n]);\n"
+            files.written[shard] = (js, BuildCache.serializeFragments(cacheLines))
+        }
+        return files
+    }
+}

@@ -1,0 +1,118 @@
+import Dispatch
+import FlowModel
+import Foundation
+
+// Site build, stage 5: complete the new tree (assets, index, search, sitemap, cache) and swap it
+// in atomically.
+
+extension SiteBuilder {
+    /// Theme and project assets, the index and search pages, the search shards, the sitemap.
+    func writeTree(
+        _ setup: BuildSetup, _ pages: IndexPages, _ search: SearchShardFiles, infos: [FlowInfo], order: [Int], output: String, into temporary: String
+    ) throws {
+        for asset in setup.theme.assets {
+            try writeCreatingDirectories(asset.bytes, root: temporary, relative: asset.path)
+        }
+        let assetsDirectory = setup.resolve(setup.config.assetsDirectory ?? "assets")
+        if FileSystem.isDirectory(assetsDirectory) {
+            for relative in try FileSystem.listFiles(under: assetsDirectory) {
+                try writeCreatingDirectories(try FileSystem.read(assetsDirectory + "/" + relative), root: temporary, relative: "assets/" + relative)
+            }
+        }
+        try FileSystem.write(pages.index, to: temporary + "/index.html")
+        try FileSystem.write(pages.search, to: temporary + "/search.html")
+        try FileSystem.write(pages.notFound, to: temporary + "/404.html")
+        try FileSystem.makeDirectory(temporary + "/assets/search")
+        try FileSystem.write(pages.shardList, to: temporary + "/assets/search/shards.js")
+        for shard in search.reused {
+            try FileSystem.linkOrCopy(output + "/" + Self.searchShardPath(shard), to: temporary + "/" + Self.searchShardPath(shard))
+            try FileSystem.linkOrCopy(output + "/" + Self.searchCachePath(shard), to: temporary + "/" + Self.searchCachePath(shard))
+        }
+        for (shard, files) in search.written.sorted(by: { $0.key < $1.key }) {
+            try FileSystem.write(files.js, to: temporary + "/" + Self.searchShardPath(shard))
+            try FileSystem.write(files.cache, to: temporary + "/" + Self.searchCachePath(shard))
+        }
+        if let base = setup.config.absoluteBaseURL {
+            var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
+            sitemap += "<url><loc>" + HTML.escape(base) + "index.html</loc></url>\n"
+            for index in order { sitemap += "<url><loc>" + HTML.escape(base + "flows/" + Self.fileName(infos[index].id)) + "</loc></url>\n" }
+            sitemap += "</urlset>\n"
+            try FileSystem.write(sitemap, to: temporary + "/sitemap.xml")
+        }
+    }
+
+    /// What the next build reuses: every flow's fingerprint, ids, card and own diagnostics.
+    func writeCache(_ setup: BuildSetup, _ infos: [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, output: String, into temporary: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let statByPath = Dictionary(sources.map { ($0.path, $0.stat) }, uniquingKeysWith: { first, _ in first })
+        let newCache = BuildCache(globalKey: setup.globalKey, entries: infos.map { info in
+            let encoded = info.diagnostics.compactMap { (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) } }
+            return BuildCache.Entry(
+                path: info.path, stat: statByPath[info.path] ?? "", contentHash: info.contentHash, id: info.id, lang: info.lang, translationOf: info.translationOf,
+                title: info.title, titleKey: info.titleKey, pageKey: info.pageKey, tags: info.tags, card: info.card,
+                diagnostics: encoded.joined(separator: "\n")
+            )
+        })
+        try newCache.write(to: temporary, shards: Self.searchShards, shardOf: Self.shard(of:), previous: previous.cache, previousSite: output)
+    }
+
+    func writeCreatingDirectories(_ bytes: [UInt8], root: String, relative: String) throws {
+        var directory = root
+        for part in relative.split(separator: "/").dropLast() {
+            directory += "/" + part
+            try FileSystem.makeDirectory(directory)
+        }
+        try FileSystem.write(bytes, to: root + "/" + relative)
+    }
+
+    /// Puts the new tree in place: an atomic exchange where the system has one (the old tree
+    /// then sits at the temporary path and is removed), otherwise rename old away, new in.
+    func swapIn(_ temporary: String, _ output: String) throws {
+        if !FileSystem.exists(output) {
+            try FileSystem.rename(temporary, output)
+            return
+        }
+        if FileSystem.exchange(temporary, output) {
+            // The previous site now sits at the temporary path: move it out of the way under a
+            // unique name and let a detached process delete it.
+            let trash = temporary + ".old-\(DispatchTime.now().uptimeNanoseconds)"
+            if (try? FileSystem.rename(temporary, trash)) != nil {
+                FileSystem.removeTreeInBackground(trash)
+            } else {
+                FileSystem.removeTree(temporary)
+            }
+            return
+        }
+        let old = temporary + ".old"
+        try FileSystem.rename(output, old)
+        try FileSystem.rename(temporary, output)
+        FileSystem.removeTree(old)
+    }
+}
+
+/// Prints how long each phase of a build took (FLOWSPEC_SITE_TIMING=1), for profiling.
+final class PhaseTimer: Sendable {
+    private let enabled: Bool
+    private let last = Locked(DispatchTime.now())
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func mark(_ phase: String) {
+        guard enabled else { return }
+        let now = DispatchTime.now()
+        let previous = last.withLock { last in
+            defer { last = now }
+            return last
+        }
+        let ms = Double(now.uptimeNanoseconds - previous.uptimeNanoseconds) / 1_000_000
+        FileHandle.standardError.write(Data("[site] \(phase): \(String(format: "%.1f", ms)) ms\n".utf8))
+    }
+}
+
+/// Holds values until the process exits (`SiteBuildOptions.skipTeardown`).
+// @unchecked: it only holds a value (of any type) until exit; nothing reads or mutates it.
+final class KeptAlive: @unchecked Sendable {
+    let value: Any
+    init(_ value: Any) { self.value = value }
+}

@@ -1,0 +1,174 @@
+import Dispatch
+import FlowModel
+import FlowParser
+import Foundation
+
+// Site build, stage 3: describe every flow (parsed ones fresh, the others from the cache), key
+// each page, decide which pages to render and which to reuse, render them on all cores.
+
+extension SiteBuilder {
+    /// Everything the index, search and switchers need about one flow.
+    struct FlowInfo: Sendable {
+        var path: String
+        var contentHash: String
+        var id: String
+        var lang: String
+        var translationOf: String
+        var title: String
+        /// Lowercased title, the index's sort key (kept in the cache: lowercasing is not cheap).
+        var titleKey: String
+        var tags: [String]
+        var card: String
+        var search: String
+        var diagnostics: [Diagnostic]
+        var flow: Flow?
+        var pageKey = ""
+        var groupKey: String { translationOf.isEmpty ? id : translationOf }
+    }
+
+    /// Pages to render (parsed flows whose key changed or whose old page is missing) and pages
+    /// to hard-link from the previous build, as indices into the flow infos.
+    struct PagePlan: Sendable {
+        var render: [Int]
+        var reuse: [Int]
+    }
+
+    /// One info per source: parsed flows fresh, unchanged ones from the cache (their diagnostics
+    /// replayed into `diagnostics`).
+    func describeFlows(
+        _ sources: [Source], _ specs: ParsedSpecs, _ plan: ParsePlan, _ previous: PreviousBuild, diagnostics: inout [Diagnostic]
+    ) -> [FlowInfo] {
+        var infos: [FlowInfo] = []
+        let parsedByPath = Dictionary(specs.flows.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
+        let decoder = JSONDecoder()
+        for source in sources {
+            if let flow = parsedByPath[source.path] {
+                let plainTitle = MarkdownRenderer.plainText(source: flow.title).trimmingCharacters()
+                infos.append(FlowInfo(
+                    path: source.path, contentHash: source.hash, id: flow.id, lang: flow.lang,
+                    translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
+                    tags: flow.tags, card: "", search: "", diagnostics: specs.diagnosticsByFile[source.path] ?? [], flow: flow
+                ))
+            } else if !plan.toParse.contains(source.path), let entry = previous.entries[source.path] {
+                let replayed = entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
+                diagnostics += replayed
+                infos.append(FlowInfo(
+                    path: entry.path, contentHash: entry.contentHash, id: entry.id, lang: entry.lang, translationOf: entry.translationOf,
+                    title: entry.title, titleKey: entry.titleKey, tags: entry.tags, card: entry.card, search: "", diagnostics: replayed, flow: nil
+                ))
+            }
+        }
+        return infos
+    }
+
+    /// Translation groups, and each page's key: the global key, the spec, its group's ids,
+    /// languages and titles (the switcher), its results and the injected head markup.
+    func assignPageKeys(_ infos: inout [FlowInfo], globalKey: String) -> [String: [TranslationLink]] {
+        var groups: [String: [TranslationLink]] = [:]
+        for info in infos { groups[info.groupKey, default: []].append(TranslationLink(id: info.id, lang: info.lang, title: info.title)) }
+        for index in infos.indices {
+            let members = groups[infos[index].groupKey] ?? []
+            var key = ContentHash()
+            key.combine(globalKey)
+            key.combine(infos[index].contentHash)
+            for member in members.sorted(by: { $0.id < $1.id }) { key.combine(member.id + "\u{1F}" + member.lang + "\u{1F}" + member.title) }
+            key.combine(options.results?.fingerprint(for: infos[index].id) ?? "-")
+            key.combine(options.headExtra)
+            infos[index].pageKey = key.description
+        }
+        return groups
+    }
+
+    /// Reuse a page whose key (and, for a parsed flow, content) is unchanged and whose file is
+    /// still there; render the others, parsing now the ones that were not parsed.
+    func planPages(_ infos: inout [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, output: String, report: inout SiteBuildReport) -> PagePlan {
+        var plan = PagePlan(render: [], reuse: [])
+        // The previous pages, from one listing of their folder (not a stat per page).
+        let previousPages = previous.cache == nil ? [] : FileSystem.names(in: output + "/flows")
+        for (index, info) in infos.enumerated() {
+            let pageExists = previousPages.contains(Self.fileName(info.id))
+            let old = previous.entries[info.path]
+            if info.flow == nil, old?.pageKey == info.pageKey, pageExists {
+                plan.reuse.append(index)
+            } else if info.flow != nil, old?.pageKey == info.pageKey, old?.contentHash == info.contentHash, pageExists {
+                plan.reuse.append(index)
+            } else {
+                plan.render.append(index)
+            }
+        }
+        // A flow that needs a page but was not parsed (its key changed for another reason): parse it.
+        let missing = plan.render.filter { infos[$0].flow == nil }
+        if !missing.isEmpty {
+            let sourceByPath = Dictionary(sources.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+            let late = parse(missing.compactMap { sourceByPath[infos[$0].path] })
+            for (offset, index) in missing.enumerated() { infos[index].flow = late[offset].flow }
+            report.parsedFiles += missing.map { infos[$0].path }
+        }
+        return plan
+    }
+
+    /// Renders the planned pages straight to disk, and every parsed flow's index card and search
+    /// entries, on all cores. The first write error stops the build.
+    func renderPages(_ infos: inout [FlowInfo], _ plan: PagePlan, groups: [String: [TranslationLink]], renderer: PageRenderer, into temporary: String) throws {
+        let needsCard = infos.indices.filter { infos[$0].flow != nil }
+        let work = Array(Set(plan.render + needsCard)).sorted()
+        let slots = OrderedSlots<(error: String?, card: String, search: String)>(count: work.count)
+        let renderSet = Set(plan.render)
+        let infosSnapshot = infos
+        DispatchQueue.concurrentPerform(iterations: work.count) { position in
+            let info = infosSnapshot[work[position]]
+            guard let flow = info.flow else {
+                slots.set(position, (nil, info.card, info.search))
+                return
+            }
+            var error: String?
+            if renderSet.contains(work[position]) {
+                let page = renderer.flowPageBytes(flow, translations: groups[info.groupKey] ?? [])
+                do {
+                    try FileSystem.write(page, to: temporary + "/flows/" + Self.fileName(info.id))
+                } catch let writeError {
+                    error = "\(writeError)"
+                }
+            }
+            slots.set(position, (error, renderer.card(flow), renderer.searchEntries(flow)))
+        }
+        var renderError: String?
+        for (position, index) in work.enumerated() {
+            let value = slots.get(position)
+            if renderError == nil { renderError = value.error }
+            infos[index].card = value.card
+            infos[index].search = value.search
+        }
+        if let renderError { throw SiteBuildError(renderError) }
+    }
+}
+
+/// Reused pages hard-linked into the new tree on a background thread while the changed ones, the
+/// index and the search shards are made (links are bound by the file system, the rest by the CPU).
+final class BackgroundLinks: Sendable {
+    private let group = DispatchGroup()
+    private let firstError = Locked<String?>(nil)
+
+    static func start(_ names: [String], from output: String, to temporary: String) -> BackgroundLinks {
+        let links = BackgroundLinks()
+        DispatchQueue.global().async(group: links.group) {
+            for name in names {
+                do {
+                    try FileSystem.linkOrCopy(output + name, to: temporary + name)
+                } catch {
+                    links.firstError.withLock { $0 = $0 ?? "\(error)" }
+                    return
+                }
+            }
+        }
+        return links
+    }
+
+    func wait() { group.wait() }
+
+    /// Waits for the links; throws the first failure.
+    func finish() throws {
+        group.wait()
+        if let error = firstError.withLock({ $0 }) { throw SiteBuildError(error) }
+    }
+}

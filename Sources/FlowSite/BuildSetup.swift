@@ -1,0 +1,115 @@
+import FlowModel
+import FlowParser
+import Foundation
+
+// Site build, stage 1: configuration, theme and providers; where the output goes; what the
+// previous build left there.
+
+/// The configuration, theme and provider profiles of a build, and the key every page's cache
+/// key starts from (renderer version, configuration bytes, theme).
+struct BuildSetup: Sendable {
+    var config: SiteConfig
+    var configDirectory: String
+    var theme: Theme
+    var providers: ProviderCatalog
+    var renderer: PageRenderer
+    var globalKey: String
+    /// The spec paths to read: the options' inputs, else `site.yml`'s `flows`.
+    var inputs: [String]
+
+    /// A path of `site.yml` relative to the folder that holds it.
+    func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : configDirectory + "/" + path }
+
+    static func load(_ options: SiteBuildOptions) throws -> BuildSetup {
+        let configPath = options.configPath ?? (FileSystem.exists("site/site.yml") ? "site/site.yml" : nil)
+        var config = SiteConfig()
+        var configBytes: [UInt8] = []
+        if let configPath {
+            do { configBytes = try FileSystem.read(configPath) } catch { throw SiteBuildError("cannot read \(configPath): \(error)") }
+            config = try SiteConfig.parse(String(decoding: configBytes, as: UTF8.self), file: configPath)
+        }
+        let configDirectory = configPath.map(FileSystem.parent) ?? "site"
+        func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : configDirectory + "/" + path }
+        let theme: Theme
+        do {
+            theme = try Theme.load(overrideDirectory: resolve(config.themeDirectory ?? "theme"), labelOverrides: config.labels)
+        } catch {
+            throw SiteBuildError("theme: \(error)")
+        }
+        let inputs = options.inputs.isEmpty ? config.flows : options.inputs
+        // Project provider profiles beside the specs decide which token cases a rule lists.
+        let providers = ProviderCatalog.load(paths: inputs)
+        var renderer = PageRenderer(theme: theme, config: config, results: options.results, headExtra: options.headExtra)
+        renderer.providers = providers
+        var globalHash = ContentHash()
+        globalHash.combine(SiteBuilder.rendererVersion)
+        globalHash.combine(configBytes)
+        globalHash.combine(theme.hash)
+        // Index cards show each flow's status: results that change make every card stale.
+        globalHash.combine(options.results?.fingerprint ?? "-")
+        return BuildSetup(
+            config: config, configDirectory: configDirectory, theme: theme, providers: providers, renderer: renderer,
+            globalKey: globalHash.description, inputs: inputs
+        )
+    }
+}
+
+/// The output folder, and the folder and name the new tree is written beside it under.
+struct OutputTarget: Sendable {
+    var output: String
+    var parentDirectory: String
+    var outputName: String
+
+    /// Refuses the root, the working directory, and an existing folder that is neither empty nor
+    /// a site flowspec built (the build replaces the folder as a whole).
+    static func locate(_ outputDirectory: String) throws -> OutputTarget {
+        let output = FileSystem.absolute(outputDirectory)
+        let target = OutputTarget(
+            output: output, parentDirectory: FileSystem.parent(output),
+            outputName: String(output.split(separator: "/").last ?? "_build")
+        )
+        if output == "/" || output == FileSystem.absolute(".") {
+            throw SiteBuildError("refusing to build into \(output)")
+        }
+        if FileSystem.exists(output) {
+            // (Listing the folder only when it is not a previous site: that lists every page.)
+            let isPreviousSite = FileSystem.exists(output + "/" + BuildCache.relativePath)
+            guard isPreviousSite || (FileSystem.isDirectory(output) && ((try? FileSystem.listFiles(under: output))?.isEmpty ?? false)) else {
+                throw SiteBuildError("refusing to replace \(output): it exists and is not a site built by flowspec (no \(BuildCache.relativePath))")
+            }
+        }
+        return target
+    }
+
+    /// The new tree is written next to the old one and swapped in at the end; pages go to disk
+    /// as soon as they are rendered (memory stays at one page per core).
+    func makeTemporaryTree() throws -> String {
+        let temporary = parentDirectory + "/." + outputName + ".tmp-\(getpid())"
+        FileSystem.removeTree(temporary)
+        do {
+            try FileSystem.makeDirectory(parentDirectory)
+            try FileSystem.makeDirectory(temporary)
+            for directory in ["flows", "assets", ".flowspec"] { try FileSystem.makeDirectory(temporary + "/" + directory) }
+        } catch {
+            FileSystem.removeTree(temporary)
+            throw SiteBuildError("cannot create \(temporary): \(error)")
+        }
+        return temporary
+    }
+}
+
+/// The previous build's cache when it can be used (same global key, incremental build).
+struct PreviousBuild: Sendable {
+    var cache: BuildCache?
+    /// Its entries by spec path.
+    var entries: [String: BuildCache.Entry]
+
+    static func load(from output: String, globalKey: String, incremental: Bool) -> PreviousBuild {
+        var cache: BuildCache?
+        if incremental, let previous = BuildCache.load(from: output, shards: SiteBuilder.searchShards), previous.globalKey == globalKey {
+            cache = previous
+        }
+        let entries = Dictionary((cache?.entries ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        return PreviousBuild(cache: cache, entries: entries)
+    }
+}

@@ -1,0 +1,148 @@
+import Dispatch
+import FlowLint
+import FlowModel
+import FlowParser
+import Foundation
+
+// Site build, stage 2: read and fingerprint the specs, decide which to parse, parse and lint.
+
+extension SiteBuilder {
+    struct Source: Sendable {
+        var path: String
+        /// Nil when the file was not read because its size and modification time match the cache.
+        var bytes: [UInt8]?
+        var hash: String
+        var stat: String
+    }
+
+    /// What to parse: every spec without a cache; otherwise the changed ones and the translation
+    /// groups they touch. Changed files are parsed while planning (their ids decide the groups).
+    struct ParsePlan: Sendable {
+        var toParse: Set<String>
+        var parsedEarly: [String: ParseResult]
+    }
+
+    /// The parse and lint of the specs in the plan.
+    struct ParsedSpecs: Sendable {
+        /// The sources parsed by this build, in source order, and their results.
+        var sources: [Source]
+        var results: [ParseResult]
+        var flows: [Flow]
+        /// Parse and lint findings, also by file (the cache keeps each file's own).
+        var diagnostics: [Diagnostic]
+        var diagnosticsByFile: [String: [Diagnostic]]
+    }
+
+    /// Reads and fingerprints every spec. Unchanged size and modification time: trust the cached
+    /// hash and skip reading (like make and git). Anything else is read and hashed, on all cores.
+    func readSources(_ setup: BuildSetup, _ previous: PreviousBuild, diagnostics: inout [Diagnostic]) -> [Source] {
+        let files = SpecFiles.expand(setup.inputs, diagnostics: &diagnostics)
+        diagnostics += setup.providers.diagnostics
+        var found: [Source?] = Array(repeating: nil, count: files.count)
+        var toRead: [Int] = []
+        var stats: [String?] = []
+        stats.reserveCapacity(files.count)
+        for (index, file) in files.enumerated() {
+            let stat = FileSystem.statSignature(file)
+            stats.append(stat)
+            if let stat, let entry = previous.entries[file], entry.stat == stat {
+                found[index] = Source(path: file, bytes: nil, hash: entry.contentHash, stat: stat)
+            } else {
+                toRead.append(index)
+            }
+        }
+        let reads = OrderedSlots<Result<(bytes: [UInt8], hash: String), FileSystem.Error>>(count: toRead.count)
+        let readIndices = toRead
+        DispatchQueue.concurrentPerform(iterations: readIndices.count) { position in
+            do {
+                let bytes = try FileSystem.read(files[readIndices[position]])
+                reads.set(position, .success((bytes, ContentHash.of(bytes).description)))
+            } catch let error as FileSystem.Error {
+                reads.set(position, .failure(error))
+            } catch {
+                reads.set(position, .failure(FileSystem.Error(description: "\(error)")))
+            }
+        }
+        for (position, index) in toRead.enumerated() {
+            switch reads.get(position) {
+            case .success(let read):
+                found[index] = Source(path: files[index], bytes: read.bytes, hash: read.hash, stat: stats[index] ?? "")
+            case .failure(let error):
+                diagnostics.append(Diagnostic(.binaryFile, severity: .error, location: .start(of: files[index]), message: "cannot read the file: \(error)"))
+            }
+        }
+        return found.compactMap { $0 }
+    }
+
+    /// Everything without a cache; otherwise changed files and the translation groups they touch
+    /// (old and new ids), so switchers and corpus rules see them.
+    func planParse(_ sources: [Source], _ previous: PreviousBuild) -> ParsePlan {
+        guard let cache = previous.cache else { return ParsePlan(toParse: Set(sources.map(\.path)), parsedEarly: [:]) }
+        var toParse = Set<String>()
+        var parsedEarly: [String: ParseResult] = [:]
+        var touchedGroups = Set<String>()
+        let currentPaths = Set(sources.map(\.path))
+        for source in sources where previous.entries[source.path]?.contentHash != source.hash {
+            toParse.insert(source.path)
+            if let old = previous.entries[source.path] {
+                touchedGroups.insert(old.translationOf.isEmpty ? old.id : old.translationOf)
+            }
+        }
+        for entry in cache.entries where !currentPaths.contains(entry.path) {
+            touchedGroups.insert(entry.translationOf.isEmpty ? entry.id : entry.translationOf)
+        }
+        // New ids and groups of changed files need their parse; do it now.
+        let changedSources = sources.filter { toParse.contains($0.path) }
+        let changed = parse(changedSources)
+        for (source, result) in zip(changedSources, changed) where parsedEarly[source.path] == nil { parsedEarly[source.path] = result }
+        for result in changed {
+            if let flow = result.flow { touchedGroups.insert(flow.translationOf ?? flow.id) }
+        }
+        for entry in cache.entries where currentPaths.contains(entry.path) && !toParse.contains(entry.path) {
+            if touchedGroups.contains(entry.translationOf.isEmpty ? entry.id : entry.translationOf) {
+                toParse.insert(entry.path)
+            }
+        }
+        // An id that collides with an unchanged flow: lint everything so the rule reports it.
+        let changedIDs = changed.compactMap { $0.flow?.id }
+        let unchangedIDs = Set(cache.entries.filter { currentPaths.contains($0.path) && !toParse.contains($0.path) }.map(\.id))
+        if changedIDs.contains(where: unchangedIDs.contains) || Set(changedIDs).count != changedIDs.count {
+            toParse = currentPaths
+        }
+        return ParsePlan(toParse: toParse, parsedEarly: parsedEarly)
+    }
+
+    /// Parses what the plan names (files parsed while planning are not parsed again), then lints
+    /// the parsed flows together.
+    func parseAndLint(_ sources: [Source], _ plan: ParsePlan, providers: ProviderCatalog) -> ParsedSpecs {
+        let parseSources = sources.filter { plan.toParse.contains($0.path) }
+        let remaining = parseSources.filter { plan.parsedEarly[$0.path] == nil }
+        var parsedLate = Dictionary(zip(remaining.map(\.path), parse(remaining)), uniquingKeysWith: { first, _ in first })
+        parsedLate.merge(plan.parsedEarly) { late, _ in late }
+        let parsed = parseSources.map { parsedLate[$0.path]! }
+        var flows: [Flow] = []
+        var diagnostics: [Diagnostic] = []
+        for result in parsed {
+            diagnostics += result.diagnostics
+            if let flow = result.flow { flows.append(flow) }
+        }
+        diagnostics += Linter(parser: parser, providers: providers).lint(flows: flows)
+        var byFile: [String: [Diagnostic]] = [:]
+        for diagnostic in diagnostics { byFile[diagnostic.location.file, default: []].append(diagnostic) }
+        return ParsedSpecs(sources: parseSources, results: parsed, flows: flows, diagnostics: diagnostics, diagnosticsByFile: byFile)
+    }
+
+    func parse(_ sources: [Source]) -> [ParseResult] {
+        let slots = OrderedSlots<ParseResult>(count: sources.count)
+        let parser = self.parser
+        DispatchQueue.concurrentPerform(iterations: sources.count) { index in
+            let source = sources[index]
+            guard let bytes = source.bytes ?? (try? FileSystem.read(source.path)) else {
+                slots.set(index, ParseResult(flow: nil, diagnostics: [Diagnostic(.binaryFile, severity: .error, location: .start(of: source.path), message: "cannot read the file")]))
+                return
+            }
+            slots.set(index, parser.parse(bytes: bytes, file: source.path))
+        }
+        return (0..<sources.count).map { slots.get($0) }
+    }
+}

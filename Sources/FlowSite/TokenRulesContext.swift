@@ -1,0 +1,52 @@
+import FlowModel
+import FlowParser
+
+// A flow page's token rules (each with its cases, rendered once per language when there are no
+// results) and the results summary.
+extension PageRenderer {
+    func tokenRulesContext(_ flow: Flow, labels: Labels, result flowResult: SiteResults.FlowResult?) -> [TemplateValue] {
+        var ruleAnchors: Set<String> = []
+        return flow.tokenRules.map { rule -> TemplateValue in
+            var anchor = "rule-" + HTML.slug(rule.id)
+            while ruleAnchors.contains(anchor) { anchor += "-2" }
+            ruleAnchors.insert(anchor)
+            let cases = rule.cases(for: providers.resolvedProfile(for: flow), nonce: providers.nonceTransform(for: flow)).map { tokenCase -> TemplateValue in
+                var item: [String: TemplateValue] = [
+                    "id": .string(tokenCase.id), "title": .string(tokenCase.title),
+                    "anchor": .string(Self.caseAnchor(rule: rule.id, caseID: tokenCase.id)),
+                    "expectation": .string(tokenCase.expectation.rawValue),
+                    "expectationLabel": .string(labels["expect_" + tokenCase.expectation.rawValue]),
+                    "conformance": .optional(tokenCase.conformanceID),
+                ]
+                if let verdict = flowResult?.verdict(rule: rule.id, caseID: tokenCase.id) {
+                    item["verdict"] = verdictContext(verdict, labels: labels)
+                } else {
+                    item["verdict"] = false
+                }
+                item["noVerdictLabel"] = .string(labels[flowResult == nil ? "status_not_checked" : "verdict_none"])
+                return .object(item)
+            }
+            return [
+                "casesHTML": .string(casesHTML(cases, rule: rule, flow: flow, labels: labels, memoized: flowResult == nil)),
+                "id": .string(rule.id), "anchor": .string(anchor), "known": .bool(rule.kind != nil),
+                "token": .string(rule.token),
+                "step": rule.step.map { ["number": .string(String($0)), "href": .string("#step-\($0)")] } ?? false,
+                "requirementHTML": .string(inline(rule.requirement)),
+                "cases": .list(cases), "caseCount": .string(String(cases.count)), "hasCases": .bool(!cases.isEmpty),
+            ]
+        }
+    }
+
+    /// The case list of a rule; without results it depends only on the rule family, the case
+    /// count, the provider and the labels, so it is rendered once and shared.
+    private func casesHTML(_ cases: [TemplateValue], rule: TokenRule, flow: Flow, labels: Labels, memoized: Bool) -> String {
+        let memoKey = memoized ? rule.id + "|" + (rule.kind?.rawValue ?? "-") + "|" + cases.count.description + "|" + (flow.provider ?? "-") + "|" + providers.nonceTransform(for: flow).rawValue + "|" + labels.language : nil
+        if let memoKey, let cached = memo.get(memoKey) { return cached }
+        var caseContext = baseContext(lang: flow.lang, root: "../", labels: labels)
+        caseContext["cases"] = .list(cases)
+        caseContext["hasCases"] = .bool(!cases.isEmpty)
+        let html = renderString(caseContext, template: "token-cases")
+        if let memoKey { memo.set(memoKey, html) }
+        return html
+    }
+}

@@ -1,0 +1,89 @@
+import FlowModel
+
+// How check results read on a page: a verdict's chip (colour and icon), its words in the page's
+// language, the evidence linked to the case or step that showed it, the counts of the report and
+// where the results come from.
+extension PageRenderer {
+    func verdictContext(_ verdict: SiteResults.Verdict, labels: Labels) -> TemplateValue {
+        var label = labels["verdict_" + verdict.status.rawValue]
+        if verdict.status == .notReached, let step = verdict.blockedAt {
+            label = labels["blocked_at"].replacingOccurrences(of: "{n}", with: String(step))
+        }
+        return [
+            "status": .string(verdict.status.rawValue),
+            "icon": .string(verdict.status.icon),
+            "label": .string(label),
+            "evidence": .optional(verdict.evidence),
+            "blockedHref": verdict.blockedAt.map { .string("#step-\($0)") } ?? false,
+            "source": verdict.item.map { sourceContext($0, labels: labels) } ?? false,
+        ]
+    }
+
+    /// "shown by nonce/C12" linking to the case (or to the step a scenario failed at).
+    private func sourceContext(_ item: SiteResults.ItemRef, labels: Labels) -> TemplateValue {
+        let name = item.id.split(separator: "/", maxSplits: 1).dropFirst().first.map(String.init) ?? item.id
+        var href: String?
+        if let rule = item.rule, let caseID = item.caseID {
+            href = "#" + Self.caseAnchor(rule: rule, caseID: caseID)
+        } else if let step = item.step {
+            href = "#step-\(step)"
+        }
+        return ["text": .string(name), "href": .optional(href), "label": .string(labels["shown_by"])]
+    }
+
+    /// The anchor of a token case's line in its rule's case list.
+    static func caseAnchor(rule: String, caseID: String) -> String {
+        "case-" + HTML.slug(rule) + "-" + HTML.slug(caseID)
+    }
+
+    /// The report's counts for a flow (or all flows), in the page's language, with where the
+    /// results come from.
+    func resultsSummary(_ flowResult: SiteResults.FlowResult?, labels: Labels) -> TemplateValue {
+        guard let flowResult else { return false }
+        var summary: [String: TemplateValue] = [
+            "label": .optional(results?.label),
+            "counts": flowResult.summary.map { countsContext($0, labels: labels) } ?? false,
+            "status": statusContext(flowResult.summary, labels: labels),
+        ]
+        if let provenance = results?.provenance {
+            summary["provenance"] = [
+                "startedAt": .optional(provenance.startedAt), "backend": .optional(provenance.backend),
+                "version": .optional(provenance.toolVersion),
+            ]
+        } else {
+            summary["provenance"] = false
+        }
+        return .object(summary)
+    }
+
+    /// Every count of the report's summary, zeros included, so the page can be compared with it.
+    func countsContext(_ counts: SiteResults.Counts, labels: Labels) -> TemplateValue {
+        let items: [(String, String, Int)] = [
+            ("pass", labels["verdict_pass"], counts.pass),
+            ("fail", labels["verdict_fail"], counts.fail),
+            ("error", labels["counts_error"], counts.error),
+            ("inconclusive", labels["verdict_inconclusive"], counts.inconclusive),
+            ("not-executable", labels["verdict_not-executable"], counts.notExecutable),
+            ("info", labels["verdict_info"], counts.info),
+        ]
+        return [
+            "total": .string(String(counts.total)),
+            "items": .list(items.map { key, label, n in ["key": .string(key), "label": .string(label), "n": .string(String(n))] }),
+        ]
+    }
+
+    /// One line for a flow: all passed, some failing, or not checked.
+    func statusContext(_ counts: SiteResults.Counts?, labels: Labels) -> TemplateValue {
+        guard let counts else { return false }
+        if counts.failing > 0 {
+            let text = labels["status_failing"].replacingOccurrences(of: "{n}", with: String(counts.failing))
+                .replacingOccurrences(of: "{total}", with: String(counts.total))
+            return ["kind": "fail", "icon": .string(SiteResults.Status.fail.icon), "text": .string(text)]
+        }
+        if counts.pass == 0 {
+            return ["kind": "none", "icon": .string(SiteResults.Status.notExecutable.icon), "text": .string(labels["status_not_checked"])]
+        }
+        let text = labels["status_all_passed"].replacingOccurrences(of: "{n}", with: String(counts.pass))
+        return ["kind": "pass", "icon": .string(SiteResults.Status.pass.icon), "text": .string(text)]
+    }
+}
