@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "FlowServe",
             dependencies: [
-                "FlowModel", "FlowSite", "FlowLint",
+                "FlowModel", "FlowParser", "FlowSite", "FlowLint",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -65,7 +65,7 @@ public struct Linter: Sendable {
         let files = SpecFiles.expand(paths, diagnostics: &diagnostics)
         let providers = ProviderCatalog.load(paths: paths)
         diagnostics += providers.diagnostics
-        let results = parseAll(files)
+        let results = parser.parseAll(files.map { (path: $0, bytes: nil) })
         var flows: [Flow] = []
         for result in results {
             diagnostics += result.diagnostics
@@ -124,79 +124,4 @@ public struct Linter: Sendable {
     }
 
     /// Parses files on all cores; results come back in file order.
-    private func parseAll(_ files: [String]) -> [ParseResult] {
-        let parser = self.parser
-        let results = OrderedSlots<ParseResult>(count: files.count)
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
-            results.set(index, parser.parse(fileAt: files[index]))
-        }
-        return results.values
-    }
 }
-
-/// Turns command-line paths into the list of spec files.
-public enum SpecFiles {
-    public static func expand(_ paths: [String], diagnostics: inout [Diagnostic]) -> [String] {
-        var files: [String] = []
-        let manager = FileManager.default
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                diagnostics.append(Diagnostic(.unreadable, severity: .error, location: .start(of: path), message: "no such file or directory"))
-                continue
-            }
-            guard isDirectory.boolValue else {
-                files.append(path)
-                continue
-            }
-            var found: [String] = []
-            var unreadable: [(path: String, reason: String)] = []
-            collectSpecs(in: path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path, into: &found, unreadable: &unreadable)
-            for folder in unreadable {
-                diagnostics.append(Diagnostic(.unreadable, severity: .error, location: .start(of: folder.path),
-                                              message: "cannot read this directory: \(folder.reason)",
-                                              hint: "check its permissions (flowspec needs to list it)"))
-            }
-            if found.isEmpty, unreadable.isEmpty {
-                diagnostics.append(Diagnostic(.noSpecs, severity: .error, location: .start(of: path),
-                                              message: "no *.md specs in this directory"))
-            }
-            files += found.sorted()
-        }
-        // A file named twice (`flows flows/a.md`) is read once.
-        var seen = Set<String>()
-        return files.filter { seen.insert($0).inserted }
-    }
-
-    /// `*.md` files under a folder, found with readdir and the entry types it reports (no stat per
-    /// file: listing 10 000 specs must cost milliseconds). Hidden entries, `_build` and
-    /// `node_modules` are skipped; symbolic links to folders are not followed.
-    private static func collectSpecs(in directory: String, into found: inout [String], unreadable: inout [(path: String, reason: String)]) {
-        guard let dir = opendir(directory) else {
-            unreadable.append((directory, String(cString: strerror(errno))))
-            return
-        }
-        defer { closedir(dir) }
-        var subdirectories: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name.hasPrefix(".") || name == "_build" || name == "node_modules" { continue }
-            let child = directory + "/" + name
-            var type = entry.pointee.d_type
-            if type == UInt8(DT_UNKNOWN) {
-                var info = stat()
-                guard lstat(child, &info) == 0 else { continue }
-                type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : UInt8(DT_REG)
-            }
-            if type == UInt8(DT_DIR) {
-                subdirectories.append(child)
-            } else if name.hasSuffix(".md") {
-                found.append(child)
-            }
-        }
-        for subdirectory in subdirectories { collectSpecs(in: subdirectory, into: &found, unreadable: &unreadable) }
-    }
-}
-

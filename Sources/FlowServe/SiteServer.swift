@@ -1,5 +1,6 @@
 import FlowLint
 import FlowModel
+import FlowParser
 import FlowSite
 import Foundation
 import Hummingbird

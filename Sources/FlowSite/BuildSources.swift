@@ -133,16 +133,6 @@ extension SiteBuilder {
     }
 
     func parse(_ sources: [Source]) -> [ParseResult] {
-        let slots = OrderedSlots<ParseResult>(count: sources.count)
-        let parser = self.parser
-        DispatchQueue.concurrentPerform(iterations: sources.count) { index in
-            let source = sources[index]
-            guard let bytes = source.bytes ?? (try? FileSystem.read(source.path)) else {
-                slots.set(index, ParseResult(flow: nil, diagnostics: [Diagnostic(.binaryFile, severity: .error, location: .start(of: source.path), message: "cannot read the file")]))
-                return
-            }
-            slots.set(index, parser.parse(bytes: bytes, file: source.path))
-        }
-        return (0..<sources.count).map { slots.get($0) }
+        parser.parseAll(sources.map { (path: $0.path, bytes: $0.bytes) })
     }
 }
