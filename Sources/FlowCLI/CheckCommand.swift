@@ -153,14 +153,14 @@ public enum CheckCLI {
         if !command.merge.isEmpty {
             return mergeReports(command.merge, into: reports, console: console)
         }
-        let run = Linter().lint(paths: command.paths.isEmpty ? ["flows"] : command.paths)
+        let run = Linter().lint(paths: SpecPaths.resolve(command.paths))
         if run.hasErrors {
             console.line(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false))
             console.line("error: the specs have lint errors; fix them before checking (flowspec lint)")
             return CommandExit.badInput
         }
         if run.flows.isEmpty {
-            console.line("error: no flow specs found under \(command.paths.isEmpty ? "flows" : command.paths.joined(separator: " "))")
+            console.line("error: no flow specs found under \(SpecPaths.described(command.paths))")
             return CommandExit.badInput
         }
         let known = Set(run.flows.map(\.id))

@@ -44,7 +44,7 @@ struct ExportCommand: ParsableCommand {
     var out: String?
 
     func run() throws {
-        let run = Linter().lint(paths: paths.isEmpty ? ["flows"] : paths)
+        let run = Linter().lint(paths: SpecPaths.resolve(paths))
         if run.hasErrors {
             Terminal.writeError(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: Terminal.useColor(.auto, stream: STDERR_FILENO)))
             Terminal.writeError("export: fix the errors above first\n")

@@ -42,7 +42,7 @@ struct LintCommand: ParsableCommand {
     var color: ColorMode = .auto
 
     func run() throws {
-        let run = Linter().lint(paths: paths.isEmpty ? ["flows"] : paths)
+        let run = Linter().lint(paths: SpecPaths.resolve(paths))
         switch format {
         case .text:
             let useColor = Terminal.useColor(color)

@@ -108,7 +108,7 @@ enum MockCLI {
             write("error: \(error)\n")
             return CommandExit.badInput
         }
-        let paths = command.paths.isEmpty ? ["flows"] : command.paths
+        let paths = SpecPaths.resolve(command.paths)
         let outcome = command.backend
             ? await startEmbedded(command, paths: paths, registrations: registrations, write: write)
             : await startProvider(command, paths: paths, registrations: registrations, write: write)
