@@ -18,32 +18,15 @@ import Testing
         defer { Task { await server.stop() } }
         let port = try #require(url.port)
         // Open a socket and send part of a request head, one byte at a time, slowly.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
+        let socket = try RawSocket(port: port)
         var closedAfter: Double?
         let started = Date()
         for byte in Array("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 120) {
-            var value = byte
-            if send(fd, &value, 1, Int32(MSG_NOSIGNAL)) < 0 {
+            if (try? socket.send([byte])) == nil || socket.isClosedByPeer() {
                 closedAfter = Date().timeIntervalSince(started)
                 break
             }
             try await Task.sleep(for: .milliseconds(100))
-        }
-        // The server closed: a read returns 0 (end of stream) once the close has arrived.
-        if closedAfter == nil {
-            var buffer = [UInt8](repeating: 0, count: 16)
-            let n = recv(fd, &buffer, 16, Int32(MSG_DONTWAIT))
-            if n == 0 { closedAfter = Date().timeIntervalSince(started) }
         }
         let seconds = try #require(closedAfter, "the slow client was never cut off")
         // The property is that the server cuts the client off before it finishes (the trickle
@@ -111,6 +94,12 @@ private final class RawSocket {
             guard n > 0 else { throw POSIXError(.EPIPE) }
             offset += n
         }
+    }
+
+    /// The server has closed its side: a read would return end of stream now.
+    func isClosedByPeer() -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
     }
 
     func hasPendingInput() -> Bool {
