@@ -148,7 +148,8 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
         .testTarget(
             name: "FlowCheckTests",
-            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowParser", "FlowSite", "TestSupport"],
+            // `flowspec` itself: ShardProcessTests runs shards in separate processes.
+            dependencies: ["FlowCheck", "FlowMocks", "FlowModel", "JOSE", "FlowCLI", "FlowLint", "FlowParser", "FlowSite", "TestSupport", "flowspec"],
             exclude: ["GoldenVerdicts"],
             resources: [.copy("Fixtures")]
         ),

@@ -1,39 +1,114 @@
 #!/usr/bin/env bash
-# Benchmark of `flowspec check` against the embedded mock backend, next to its floors:
-#   1. full check of flows/ (wall time, requests/s, time per token case), release build;
-#   2. plain loopback HTTP load on the same mock server code (wrk against `flowspec mock`'s
-#      provider JWKS endpoint), the floor for the HTTP part;
-#   3. OpenSSL's own RS256 sign rate (`openssl speed -seconds 3 rsa2048`), the floor for minting.
-# Prints a Markdown block to paste into docs/benchmarks.md ("check" section).
-# Usage: bench/check-bench.sh [runs=3]        (FLOWSPEC=path/to/flowspec to skip the build)
+# Benchmark of `flowspec check` against the embedded mock backend, each figure next to an anchor
+# measured in the same run (docs/benchmarks.md, "check"):
+#   1. full check of flows/: wall time, backend requests/s, time per token case;
+#   2. start-up: one-flow checks next to `lint` of the same file;
+#   3. shards: `--shard i/n` in n processes at once + `--merge`, n = 1, 2, 4 — wall time, and the
+#      merged verdicts compared with the unsharded run's;
+#   4. memory: peak RSS of a check of flows/ and of 10 copies of it;
+#   5. instructions (callgrind, stable whatever the machine's load): per item of one flow's check
+#      and per flow built (`flowspec build`), next to one RS256 signature by `openssl dgst`;
+#   6. anchors: wrk against the same mock HTTP server, `openssl speed rsa2048`.
+# It reports; it never fails on a time.
+#
+#   bench/check-bench.sh [runs=3]   everything (a few minutes)
+#   bench/check-bench.sh --ci       the small set for CI: instructions and wall times of 5
+#   FLOWSPEC=path/to/flowspec ...    use that binary (otherwise a release build in .build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=full
+if [ "${1:-}" = "--ci" ]; then mode=ci; shift; fi
 runs=${1:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"; [ -n "${mock_pid:-}" ] && kill "$mock_pid" 2>/dev/null || true' EXIT
 
-command -v wrk >/dev/null || { echo "installing wrk (Debian)…" >&2; apt-get install -y wrk >/dev/null; }
+need() { command -v "$1" >/dev/null || { echo "installing $2 (Debian)…" >&2; apt-get install -y "$2" >/dev/null; }; }
+need wrk wrk; need valgrind valgrind; [ -x /usr/bin/time ] || need time time
 
-# FLOWSPEC=path/to/flowspec uses that binary; otherwise a release build in .build/.
 if [ -n "${FLOWSPEC:-}" ]; then
   bin=$FLOWSPEC
 else
   swift build -c release --product flowspec >&2
   bin=".build/release/flowspec"
 fi
+secs() { python3 -c "import sys; print(f'{(int(sys.argv[2]) - int(sys.argv[1])) / 1e9:.3f}')" "$1" "$2"; }
+now() { date +%s%N; }
 
-echo "## check (measured $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m))"
+# verdicts JSON: "id verdict" lines of a report, in report order.
+verdicts() { python3 -c "import json,sys; [print(r['id'], r['verdict']) for r in json.load(open(sys.argv[1]))['results']]" "$1"; }
+
+# instructions LABEL CMD...: total instructions (callgrind) of CMD, less RSA key generation
+# (a random search for primes, whose cost varies from run to run).
+instructions() {
+  local label=$1; shift
+  valgrind --tool=callgrind --callgrind-out-file="$out/cg.$label" "$@" >/dev/null 2>"$out/cg.$label.log" || true
+  [ -s "$out/cg.$label" ] || { echo 0; return; }
+  callgrind_annotate --inclusive=yes --threshold=100 "$out/cg.$label" 2>/dev/null | python3 -c '
+import re, sys
+total = keygen = 0
+for line in sys.stdin:
+    m = re.match(r"\s*([\d,]+) \(.*?\)\s+(\S.*)", line) or re.match(r"\s*([\d,]+)\s+(\S.*)", line)
+    if not m: continue
+    n, name = int(m.group(1).replace(",", "")), m.group(2)
+    if "PROGRAM TOTALS" in name: total = n
+    elif re.search(r"RSAKey.*generate|RSAKeyC8generate", name): keygen = max(keygen, n)
+print(total - keygen)'
+}
+
+echo "## check (measured $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), $mode)"
 echo
 echo '```'
-echo "\$ bench/check-bench.sh $runs"
+echo "\$ bench/check-bench.sh $([ "$mode" = ci ] && echo --ci) $runs"
+
+# 5. Work per item and per flow, first: instructions (callgrind) when valgrind can run the binary,
+# and CPU time (user + system, from GNU time), which a busy machine disturbs far less than wall
+# time. (valgrind 3.19 dies on the Swift 6.3 binary with an internal SIGSEGV: then only CPU.)
+cpu() { /usr/bin/time -f "%U %S" -o "$out/cpu" "$@" > /dev/null 2>&1 || true; python3 -c "import sys; u, s = open(sys.argv[1]).read().split()[-2:]; print(f'{float(u) + float(s):.2f}')" "$out/cpu"; }
+flow=flows/apple-sign-in-native.md
+"$bin" check "$flow" --report "json:$out/flow.json" > /dev/null || true
+items=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['results']))" "$out/flow.json")
+nflows=$(ls flows/*.md | wc -l)
+cpu_base=$(cpu "$bin" check "$flow" --case path-1); cpu_whole=$(cpu "$bin" check "$flow")
+rm -rf "$out/site"; cpu_build=$(cpu "$bin" build flows/ --out "$out/site")
+openssl genrsa -out "$out/key.pem" 2048 2>/dev/null
+for i in $(seq 21); do echo "$i" > "$out/m$i"; done
+cpu_sign=$(openssl speed -seconds 1 rsa2048 2>/dev/null | awk '/^rsa 2048/ {sub("s$", "", $4); print $4}')
+base=$(instructions base "$bin" check "$flow" --case path-1 --timeout 60)
+if [ "${base:-0}" -gt 0 ] 2>/dev/null; then
+  whole=$(instructions whole "$bin" check "$flow" --timeout 60)
+  rm -rf "$out/site"; build=$(instructions build "$bin" build flows/ --out "$out/site")
+else
+  whole=0; build=0; base=0
+fi
+sign1=$(instructions sign1 openssl dgst -sha256 -sign "$out/key.pem" -out /dev/null "$out/m1")
+sign21=$(instructions sign21 openssl dgst -sha256 -sign "$out/key.pem" -out /dev/null "$out"/m{1..21})
+python3 - "$base" "$whole" "$items" "$build" "$nflows" "$sign1" "$sign21" "$cpu_base" "$cpu_whole" "$cpu_build" "$cpu_sign" <<'PY'
+import sys
+base, whole, items, build, nflows, s1, s21 = map(int, sys.argv[1:8])
+cb, cw, cbuild, csign = map(float, sys.argv[8:12])
+sign_ms = max(csign * 1000, 1e-6)
+print(f"CPU (user + system), RSA key generation included:")
+print(f"  per item of `check flows/apple-sign-in-native.md` ({items} items): {(cw - cb) / (items - 1) * 1000:.1f} ms = {(cw - cb) / (items - 1) * 1000 / sign_ms:.0f} RS256 signatures")
+print(f"  start-up + 1 scenario (`--case path-1`): {cb:.2f} s; the whole flow: {cw:.2f} s")
+print(f"  per flow of `build flows/` ({nflows} flows): {cbuild / nflows * 1000:.1f} ms")
+print(f"  anchor: one RS256 signature (`openssl speed -seconds 1 rsa2048`): {sign_ms:.2f} ms")
+sign = (s21 - s1) / 20 if s21 > s1 else 0
+if base > 0 and sign > 0:
+    print(f"instructions (callgrind, RSA key generation left out):")
+    print(f"  per item: {(whole - base) / (items - 1) / 1e6:.1f} M = {(whole - base) / (items - 1) / sign:.0f} RS256 signatures")
+    print(f"  per flow built: {build / nflows / 1e6:.1f} M; one RS256 signature: {sign / 1e6:.2f} M")
+else:
+    print("instructions: callgrind could not run flowspec here (valgrind died on the binary), CPU time above instead"
+          + (f"; one RS256 signature: {sign / 1e6:.2f} M instructions" if sign > 0 else ""))
+PY
+
+# 1. The whole of flows/.
 best=""
 for i in $(seq "$runs"); do
-  start=$(date +%s.%N)
-  "$bin" check flows/ --concurrency 8 --report "json:$out/check.json" > "$out/console.txt"
-  end=$(date +%s.%N)
-  wall=$(python3 -c "print(f'{$end - $start:.2f}')")
-  line=$(grep -E 'requests to the backend' "$out/console.txt")
-  echo "run $i: wall ${wall}s; $line"
+  start=$(now)
+  /usr/bin/time -f "%M" -o "$out/rss" "$bin" check flows/ --report "json:$out/check.json" > "$out/console.txt" || true
+  wall=$(secs "$start" "$(now)")
+  echo "run $i: wall ${wall}s, peak RSS $(( $(cat "$out/rss") / 1024 )) MiB; $(grep -E 'requests to the backend' "$out/console.txt")"
   if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $wall < $best else 1)"; then best=$wall; cp "$out/check.json" "$out/best.json"; fi
 done
 python3 - "$out/best.json" <<'PY'
@@ -43,31 +118,62 @@ cases = [x["durationMS"] for x in r["results"] if x["kind"] == "token-case"]
 scen = [x["durationMS"] for x in r["results"] if x["kind"] == "scenario"]
 s = r["summary"]
 print(f"items: {s['total']} ({len(cases)} token cases, {len(scen)} scenarios): {s['pass']} pass, {s['fail']} fail, {s['notExecutable']} not-executable, {s['info']} info")
-print(f"time per token case (each from a fresh sign-in, 8 at a time): median {statistics.median(cases):.0f} ms, p90 {sorted(cases)[int(len(cases)*0.9)]} ms")
+print(f"time per token case (each from a fresh sign-in, 4 at a time): median {statistics.median(cases):.0f} ms, p90 {sorted(cases)[int(len(cases)*0.9)]} ms")
 print(f"check duration in report: {r['durationMS']} ms")
 PY
 
-# Start-up of a one-flow check, next to `lint` of the same flow (best of $runs, wall):
-# a flow without a provider (no provider, no key) and one Apple flow (its keys on first use).
+# 2. Start-up: one flow, next to lint of the same file.
 echo
 echo "one flow, wall time (best of $runs): check next to lint of the same file"
 for spec in "flows/password-login.md" "flows/apple-sign-in-native.md --case path-1" "flows/apple-sign-in-native.md"; do
-  read -r flow extra <<< "$spec"
+  read -r file extra <<< "$spec"
   best_check=""; best_lint=""
   for i in $(seq "$runs"); do
-    s=$(date +%s.%N); "$bin" lint "$flow" > /dev/null; e=$(date +%s.%N)
-    l=$(python3 -c "print(f'{$e - $s:.3f}')")
+    s=$(now); "$bin" lint "$file" > /dev/null; l=$(secs "$s" "$(now)")
     # shellcheck disable=SC2086
-    s=$(date +%s.%N); "$bin" check "$flow" $extra > "$out/one.txt"; e=$(date +%s.%N)
-    c=$(python3 -c "print(f'{$e - $s:.3f}')")
+    s=$(now); "$bin" check "$file" $extra > "$out/one.txt" || true; c=$(secs "$s" "$(now)")
     if [ -z "$best_check" ] || python3 -c "import sys; sys.exit(0 if $c < $best_check else 1)"; then best_check=$c; fi
     if [ -z "$best_lint" ] || python3 -c "import sys; sys.exit(0 if $l < $best_lint else 1)"; then best_lint=$l; fi
   done
-  items=$(grep -E '^Total:' "$out/one.txt" | sed 's/^Total: //')
-  echo "  check $spec: ${best_check}s ($items); lint: ${best_lint}s"
+  echo "  check $spec: ${best_check}s ($(grep -E '^Total:' "$out/one.txt" | sed 's/^Total: //')); lint: ${best_lint}s"
+done
+[ "$mode" = ci ] && { echo '```'; exit 0; }
+
+# 3. Shards: n processes at once, then --merge; verdicts compared with the unsharded run.
+echo
+verdicts "$out/best.json" > "$out/single.txt"
+for n in 1 2 4; do
+  start=$(now)
+  pids=()
+  for i in $(seq "$n"); do
+    "$bin" check flows/ --shard "$i/$n" --report "json:$out/shard-$n-$i.json" > /dev/null & pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || true; done
+  "$bin" check --merge $(for i in $(seq "$n"); do echo "$out/shard-$n-$i.json"; done) --report "json:$out/merged-$n.json" > /dev/null || true
+  wall=$(secs "$start" "$(now)")
+  verdicts "$out/merged-$n.json" > "$out/merged-$n.txt"
+  same=$(cmp -s "$out/single.txt" "$out/merged-$n.txt" && echo "same verdicts as the unsharded run" || echo "VERDICTS DIFFER from the unsharded run")
+  echo "shards n=$n (n processes at once + merge): wall ${wall}s; $same"
 done
 
-# Floor 1: plain loopback HTTP on the same mock HTTP server (the provider's JWKS endpoint).
+# 4. Memory over a run 10 times larger: flows/ copied 10 times (ids made unique).
+mkdir -p "$out/x10"
+python3 - flows "$out/x10" <<'PY'
+import os, re, sys
+src, dst = sys.argv[1], sys.argv[2]
+for k in range(10):
+    for name in sorted(os.listdir(src)):
+        if not name.endswith(".md"): continue
+        t = open(os.path.join(src, name), encoding="utf-8").read()
+        t = re.sub(r"^id: (\S+)", lambda m: f"id: {m.group(1)}-{k}", t, count=1, flags=re.M)
+        t = re.sub(r"^translation-of: (\S+)", lambda m: f"translation-of: {m.group(1)}-{k}", t, count=1, flags=re.M)
+        open(os.path.join(dst, f"{k}-{name}"), "w", encoding="utf-8").write(t)
+PY
+start=$(now)
+/usr/bin/time -f "%M" -o "$out/rss10" "$bin" check "$out/x10" > "$out/x10.txt" || true
+echo "memory: flows/ ×10 ($(grep -E '^Total:' "$out/x10.txt" | sed 's/^Total: //')): peak RSS $(( $(cat "$out/rss10") / 1024 )) MiB in $(secs "$start" "$(now)")s; ×1: $(( $(cat "$out/rss") / 1024 )) MiB"
+
+# 6. Anchors: plain loopback HTTP on the same mock HTTP server (the provider's JWKS), OpenSSL's RS256.
 port=$((20000 + RANDOM % 20000))
 "$bin" mock --port "$port" > "$out/mock.txt" 2>&1 &
 mock_pid=$!
@@ -81,8 +187,6 @@ else
   echo "(flowspec mock did not serve on :$port: $(head -c 200 "$out/mock.txt"))"
 fi
 kill "$mock_pid" 2>/dev/null || true; mock_pid=""
-
-# Floor 2: OpenSSL's RS256 (RSA-2048 sign) rate.
 echo
 echo "\$ openssl speed -seconds 3 rsa2048"
 openssl speed -seconds 3 rsa2048 2>/dev/null | grep -E '^rsa 2048|sign/s'

@@ -71,6 +71,9 @@ public enum CheckSession {
         let planned = Set(items.map(\.flowID))
         let plannedFlows = flows.filter { planned.contains($0.id) }
         let catalog = configuration.planner.providers
+        // The RSA keys this plan will need, started now on every core (the servers start and
+        // the first items run meanwhile).
+        RSAKeyPool.shared.prefetch(Self.keysNeeded(items: items, flows: plannedFlows, catalog: catalog))
         var providers: [String: FlowProvider] = [:]
         let backendURL: String
         let stopServers: @Sendable () async -> Void
@@ -187,6 +190,24 @@ extension CheckSession {
         guard offset > 0, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
         components.port = (url.port ?? (url.scheme == "https" ? 443 : 80)) + offset
         return components.url ?? url
+    }
+
+    /// How many RSA keys the mock providers of a plan take from `RSAKeyPool`: three signing keys
+    /// per provider that signs anything, its attacker key when a planned case needs one (S2, S7,
+    /// S8, N2, P6), and one per key rotation (P5, P6).
+    static func keysNeeded(items: [WorkItem], flows: [Flow], catalog: ProviderCatalog) -> Int {
+        let flowsByID = Dictionary(flows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var profiles: [ProviderProfile] = []
+        var attackers: [ProviderProfile] = []
+        var rotations = 0
+        for item in items {
+            guard let flow = flowsByID[item.flowID], let profile = catalog.resolvedProfile(for: flow) else { continue }
+            if !profiles.contains(profile) { profiles.append(profile) }
+            guard case .tokenCase(let work) = item.payload else { continue }
+            if ["P5", "P6"].contains(work.tokenCase.id) { rotations += 1 }
+            if work.forgery?.needsAttackerKey == true, !attackers.contains(profile) { attackers.append(profile) }
+        }
+        return 3 * profiles.count + attackers.count + rotations
     }
 
     /// Where the backend must point its provider configuration, printed at start.

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// Items are independent (each signs in afresh), so they run concurrently in a task group
 /// bounded by `concurrency`. Items that change provider-wide state (key rotation, the token
-/// endpoint's behaviour, attacker-URL fetch counting) run one at a time afterwards. The
-/// report's order never depends on scheduling.
+/// endpoint's behaviour, attacker-URL fetch counting) run afterwards, one at a time per
+/// provider (different providers side by side). The report's order never depends on scheduling.
 public struct Checker: Sendable {
     public var environment: RunEnvironment
     public var concurrency: Int
@@ -44,12 +44,39 @@ public struct Checker: Sendable {
                 if next < shared.count { add() }
             }
         }
-        for item in exclusive {
-            guard let flow = flowsByID[item.flowID] else { continue }
-            let result = await runner.run(item, flow: flow)
-            results.append(result)
-            onResult(result, results.count, total)
+        // What an exclusive item changes belongs to its flow's provider: the items of one
+        // provider run one at a time, those of different providers side by side.
+        await withTaskGroup(of: [ItemResult].self) { group in
+            for queue in Self.providerQueues(exclusive, environment: environment) {
+                group.addTask {
+                    var done: [ItemResult] = []
+                    for item in queue {
+                        guard let flow = flowsByID[item.flowID] else { continue }
+                        done.append(await runner.run(item, flow: flow))
+                    }
+                    return done
+                }
+            }
+            for await queue in group {
+                for result in queue {
+                    results.append(result)
+                    onResult(result, results.count, total)
+                }
+            }
         }
         return BaselineGate.apply(results).sorted(by: ResultOrder.precedes)
+    }
+
+    /// `items` split by the mock provider their flow uses (flows without one together), each
+    /// queue in plan order.
+    static func providerQueues(_ items: [WorkItem], environment: RunEnvironment) -> [[WorkItem]] {
+        var order: [ObjectIdentifier?] = []
+        var queues: [ObjectIdentifier?: [WorkItem]] = [:]
+        for item in items {
+            let key = environment.providers[item.flowID].map { ObjectIdentifier($0.provider) }
+            if queues[key] == nil { order.append(key) }
+            queues[key, default: []].append(item)
+        }
+        return order.map { queues[$0]! }
     }
 }

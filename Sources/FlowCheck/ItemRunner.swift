@@ -132,14 +132,21 @@ struct ItemRunner {
             }
         }
         let outcome = await suite.execute(&walker)
-        let verdict = outcome.verdict
-        let evidence = outcome.evidence
-        // Evidence goes with failing, inconclusive and informational items only; a rejection
-        // keeps its own until the provider's records have been read.
+        // Evidence goes with failing, inconclusive and informational items only, made once the
+        // provider's records have settled the verdict (a passing rejection may turn inconclusive).
+        let keeps = outcome.verdict.failsRun || outcome.verdict == .info
         var result = await walker.attachProviderRequests(ItemResult(
-            id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: verdict, message: outcome.message,
-            tokenCase: info, steps: walker.results, evidence: evidence))
-        if !result.verdict.failsRun, result.verdict != .info { result.evidence = nil }
+            id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: outcome.verdict, message: outcome.message,
+            tokenCase: info, steps: walker.results, evidence: keeps ? outcome.evidence?.make() : nil))
+        if !result.verdict.failsRun, result.verdict != .info {
+            result.evidence = nil
+        } else if !keeps, let draft = outcome.evidence {
+            // Turned inconclusive: the submission's evidence, then what the provider's records added.
+            var evidence = draft.make()
+            evidence.providerRequests += result.evidence?.providerRequests ?? []
+            evidence.notes += result.evidence?.notes ?? []
+            result.evidence = evidence
+        }
         return result
     }
 }

@@ -19,7 +19,7 @@ struct TokenSuiteCase {
     struct Outcome {
         var verdict: Verdict
         var message: String
-        var evidence: Evidence?
+        var evidence: EvidenceDraft?
     }
 
     init(work: TokenCaseWork, flow: Flow, step: Step, template: RequestTemplate, expectation: Expectation?, path: Scenario, position: Int) {
@@ -94,7 +94,7 @@ struct TokenSuiteCase {
         guard let response = sent else {
             return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
         }
-        let evidence = Walker.evidence(request: walker.lastRequest, response: response, token: walker.submittedToken)
+        let evidence = EvidenceDraft(request: walker.lastRequest, response: response, token: walker.submittedToken)
         switch tokenCase.expectation {
         case .accept:
             return await accept(&walker, step: submitStep, response: response, expectation: submitExpectation, evidence: evidence)
@@ -135,8 +135,8 @@ struct TokenSuiteCase {
         return response
     }
 
-    func record(_ walker: inout Walker, step: Step, verdict: Verdict, message: String, evidence: Evidence?) {
-        walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: verdict, message: message, evidence: verdict.failsRun ? evidence : nil))
+    func record(_ walker: inout Walker, step: Step, verdict: Verdict, message: String, evidence: EvidenceDraft?) {
+        walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: verdict, message: message, evidence: verdict.failsRun ? evidence?.make() : nil))
     }
 
     static func describe(_ response: HTTPResult) -> String {
@@ -146,7 +146,7 @@ struct TokenSuiteCase {
 
     // MARK: Accept
 
-    func accept(_ walker: inout Walker, step: Step, response: HTTPResult, expectation: Expectation?, evidence: Evidence) async -> Outcome {
+    func accept(_ walker: inout Walker, step: Step, response: HTTPResult, expectation: Expectation?, evidence: EvidenceDraft) async -> Outcome {
         let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
         for (name, value) in check.captures { walker.values[name] = value }
         guard check.passed else {
@@ -160,7 +160,7 @@ struct TokenSuiteCase {
             for transition in path.transitions[(position + 1)...] {
                 if await !walker.run(transition) {
                     let failed = walker.results.last!
-                    return Outcome(verdict: .fail, message: "accepted, but step \(failed.step) then failed: \(failed.message ?? "")", evidence: failed.evidence)
+                    return Outcome(verdict: .fail, message: "accepted, but step \(failed.step) then failed: \(failed.message ?? "")", evidence: failed.evidence.map(EvidenceDraft.init))
                 }
             }
         }
@@ -169,7 +169,7 @@ struct TokenSuiteCase {
 
     // MARK: Reject
 
-    func reject(_ walker: inout Walker, step: Step, response: HTTPResult, expectation: Expectation?, evidence: Evidence) async -> Outcome {
+    func reject(_ walker: inout Walker, step: Step, response: HTTPResult, expectation: Expectation?, evidence: EvidenceDraft) async -> Outcome {
         // Take whatever a success would have returned, even from a rejection.
         let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
         for (name, value) in check.captures { walker.values[name] = value }
@@ -254,7 +254,7 @@ struct TokenSuiteCase {
         let firstRequest = walker.lastRequest!
         let firstCheck = ExpectationCheck(expectation: expectation, response: first, interpolator: walker.interpolator)
         guard firstCheck.passed else {
-            let evidence = Walker.evidence(request: firstRequest, response: first, token: walker.submittedToken)
+            let evidence = EvidenceDraft(request: firstRequest, response: first, token: walker.submittedToken)
             let message = "the first, valid submission was not accepted: " + firstCheck.problems.joined(separator: "; ")
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
             return Outcome(verdict: .fail, message: message, evidence: evidence)
@@ -276,7 +276,7 @@ struct TokenSuiteCase {
         let second = await walker.env.transport.send(secondRequest, timeout: walker.env.timeout)
         walker.lastRequest = secondRequest
         walker.lastResult = second
-        let evidence = Walker.evidence(request: secondRequest, response: second, token: walker.submittedToken, notes: [note])
+        let evidence = EvidenceDraft(request: secondRequest, response: second, token: walker.submittedToken, notes: [note])
         var outcome = await reject(&walker, step: step, response: second, expectation: expectation, evidence: evidence)
         outcome.message = "replay: " + outcome.message
         return outcome
@@ -295,7 +295,7 @@ struct TokenSuiteCase {
         }
         let note = ["the nonce member left out of the request", "the nonce member sent empty", "the nonce member sent as null"][min(variant, 2)]
             + "; the ID token carries this sign-in's nonce"
-        let evidence = Walker.evidence(request: walker.lastRequest, response: response, token: walker.submittedToken, notes: [note])
+        let evidence = EvidenceDraft(request: walker.lastRequest, response: response, token: walker.submittedToken, notes: [note])
         return await reject(&walker, step: step, response: response, expectation: expectation, evidence: evidence)
     }
 
@@ -339,7 +339,7 @@ struct TokenSuiteCase {
         let response = await submit(&walker, step: step, template: template)
         await provider.setTokenEndpointOverride(nil)
         guard let response else { return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request") }
-        let evidence = Walker.evidence(request: walker.lastRequest, response: response, token: walker.submittedToken, notes: ["provider token endpoint: \(overrides[index].description)"])
+        let evidence = EvidenceDraft(request: walker.lastRequest, response: response, token: walker.submittedToken, notes: ["provider token endpoint: \(overrides[index].description)"])
         return await reject(&walker, step: step, response: response, expectation: expectation, evidence: evidence)
     }
 
@@ -349,13 +349,13 @@ struct TokenSuiteCase {
         let kinds = NotificationEvent.Kind.allCases
         let kind = kinds[min(work.variant ?? 0, kinds.count - 1)]
         let jti = "flowspec-" + Redaction.elide(walker.rawNonce).dropLast()
-        var evidence: Evidence?
+        var evidence: EvidenceDraft?
         for attempt in 1...2 {
             guard let response = await submit(&walker, step: step, template: template, event: kind, jti: jti) else {
                 return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
             }
             let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
-            evidence = Walker.evidence(request: walker.lastRequest, response: response, token: walker.submittedToken)
+            evidence = EvidenceDraft(request: walker.lastRequest, response: response, token: walker.submittedToken)
             guard check.passed else {
                 let message = "\(kind.rawValue) notification\(attempt == 2 ? " sent again (same jti)" : ""): " + check.problems.joined(separator: "; ")
                 record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
@@ -378,7 +378,7 @@ struct TokenSuiteCase {
     func revocation(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
         let sent = await walker.send(step: step, template: template, expectation: expectation, branch: nil)
         guard sent.verdict == .pass else {
-            return Outcome(verdict: sent.verdict, message: sent.message ?? "", evidence: sent.evidence)
+            return Outcome(verdict: sent.verdict, message: sent.message ?? "", evidence: sent.evidence.map(EvidenceDraft.init))
         }
         let revokeStep = path.transitions[(position + 1)...].compactMap { flow.step($0.from) }
             .first { flow.kind(of: $0) == .providerCall && Walker.expectedCall(for: $0) == .revoke }
@@ -387,12 +387,12 @@ struct TokenSuiteCase {
         }
         await walker.observe(step: revokeStep, branch: nil)
         let observed = walker.results.last!
-        return Outcome(verdict: observed.verdict, message: "revoke on account deletion: " + (observed.message ?? ""), evidence: observed.evidence)
+        return Outcome(verdict: observed.verdict, message: "revoke on account deletion: " + (observed.message ?? ""), evidence: observed.evidence.map(EvidenceDraft.init))
     }
 
     func attackerFetches(_ walker: Walker) async -> Int {
         guard caseID == "S8" else { return 0 }
         guard let provider = try? walker.provider() else { return 0 }
-        return await provider.records().filter { $0.endpoint == .attackerJWKS || $0.endpoint == .attackerX5U }.count
+        return await provider.attackerFetchCount()
     }
 }

@@ -332,8 +332,8 @@ struct Walker {
         var match: RecordedRequest?
         var candidates: [RecordedRequest] = []
         while true {
-            let records = await provider.records().filter { !consumedRecords.contains($0.sequence) }
             let refresh = Set(await provider.refreshTokens(for: sub).map { Secret.elide($0) })
+            let records = await provider.records(carrying: refresh.union([elidedCode])).filter { !consumedRecords.contains($0.sequence) }
             candidates = records.filter { record in
                 switch call {
                 case .codeExchange:
@@ -432,7 +432,7 @@ extension Walker {
         guard let provider = link?.provider, let signIn else { return nil }
         let code = signIn.code.map { Secret.elide($0) }
         let refresh = Set(await provider.refreshTokens(for: signIn.user.sub).map { Secret.elide($0) })
-        return await provider.records().filter { record in
+        return await provider.records(carrying: refresh.union(code.map { [$0] } ?? [])).filter { record in
             (code != nil && record.fields["code"] == code)
                 || record.fields["refresh_token"].map(refresh.contains) == true || record.fields["token"].map(refresh.contains) == true
         }.map(Self.providerEvidence)

@@ -57,9 +57,15 @@ public actor MockProvider: MockHTTPHandler {
     private var codes: [String: CodeGrant] = [:]
     private var tokens: [String: TokenGrant] = [:]
     private var override: TokenEndpointOverride?
-    private var recorded: [RecordedRequest] = []
     /// Records kept (the newest): bounded memory for a mock that runs for days.
     static let recordLimit = 100_000
+    private var log = RecordLog(limit: MockProvider.recordLimit)
+    /// Codes in order of issue, so expired ones are dropped from the front.
+    private var codeOrder: [(issuedAt: Int64, code: String)] = []
+    private var codeOrderStart = 0
+    /// Refresh tokens per `sub`, and the tokens issued under each refresh token.
+    private var refreshBySub: [String: [String]] = [:]
+    private var children: [String: [String]] = [:]
     private var sequence = 0
     private let server = MockHTTPServer()
     private var configuredBaseURL: URL?
@@ -135,8 +141,8 @@ public actor MockProvider: MockHTTPHandler {
     /// Whether any key has been generated or loaded yet (a run without sign-ins makes none).
     public var hasKeys: Bool { signingKey != nil }
 
-    /// The JWKS starts with 3 signing keys (P4 signs with the 2nd and 3rd): made on first use,
-    /// on both cores.
+    /// The JWKS starts with 3 signing keys (P4 signs with the 2nd and 3rd): taken on first use
+    /// from `RSAKeyPool` (made on every core).
     private func ensureKeys() {
         guard signingKey == nil else { return }
         let material: [RSAKey]
@@ -164,12 +170,9 @@ public actor MockProvider: MockHTTPHandler {
         return key
     }
 
+    /// Fresh keys from the process's pool (made ahead on every core when the run asked for them).
     private static func generate(_ count: Int) -> [RSAKey] {
-        let slots = OrderedSlots<RSAKey>(count: count)
-        DispatchQueue.concurrentPerform(iterations: count) { index in
-            do { slots.set(index, try RSAKey.generate()) } catch { fatalError("OpenSSL could not generate an RSA key: \(error)") }
-        }
-        return slots.values
+        RSAKeyPool.shared.take(count)
     }
 
     private var signing: ProviderKey {
@@ -333,35 +336,58 @@ public actor MockProvider: MockHTTPHandler {
     public func tokenEndpointOverride() -> TokenEndpointOverride? { override }
 
     /// Every request made to the provider so far, in order.
-    public func records() -> [RecordedRequest] { recorded }
+    public func records() -> [RecordedRequest] { log.records }
 
     public func records(at endpoint: RecordedRequest.Endpoint) -> [RecordedRequest] {
-        recorded.filter { $0.endpoint == endpoint }
+        log.records.filter { $0.endpoint == endpoint }
     }
 
-    public func resetRecords() { recorded.removeAll() }
+    /// The records whose `code`, `refresh_token` or `token` field is one of `secrets` (elided as
+    /// in the records), in order of arrival: one sign-in's calls, found through an index.
+    public func records(carrying secrets: Set<String>) -> [RecordedRequest] { log.records(carrying: secrets) }
+
+    /// Requests for the attacker's `jku`/`x5u` URLs so far (S8).
+    public func attackerFetchCount() -> Int { log.attackerFetches }
+
+    public func resetRecords() { log.removeAll() }
 
     /// Whether a token the provider issued (refresh or access) has been revoked; nil if unknown.
     public func isRevoked(_ token: String) -> Bool? { tokens[token]?.revoked }
 
     /// Refresh tokens issued to `sub`, for tests and evidence.
     public func refreshTokens(for sub: String) -> [String] {
-        tokens.filter { $0.value.kind == "refresh_token" && $0.value.user.sub == sub }.map(\.key).sorted()
+        (refreshBySub[sub] ?? []).sorted()
     }
 
     // MARK: Issuing
 
     private func issueCode(clientID: String, user: MockUser, nonceClaim: String?, redirectURI: String?) -> String {
         let code = "c" + random.string(length: 32, alphabet: "0123456789abcdef") + ".0.mrsz." + random.string(length: 22)
-        codes = codes.filter { now - $0.value.issuedAt <= Int64(profile.codeLifetime) }
+        dropExpiredCodes()
         codes[code] = CodeGrant(clientID: clientID, user: user, nonceClaim: nonceClaim, issuedAt: now, redirectURI: redirectURI)
+        codeOrder.append((now, code))
         return code
+    }
+
+    /// Forgets codes past their lifetime, oldest first (an expired code is refused either way).
+    private func dropExpiredCodes() {
+        let now = self.now
+        while codeOrderStart < codeOrder.count, now - codeOrder[codeOrderStart].issuedAt > Int64(profile.codeLifetime) {
+            codes[codeOrder[codeOrderStart].code] = nil
+            codeOrderStart += 1
+        }
+        if codeOrderStart > 1024, codeOrderStart * 2 > codeOrder.count {
+            codeOrder.removeFirst(codeOrderStart)
+            codeOrderStart = 0
+        }
     }
 
     private func issueToken(kind: String, clientID: String, user: MockUser, nonceClaim: String?, parent: String?) -> String {
         let prefix = kind == "refresh_token" ? "r" : "a"
         let token = prefix + random.string(length: 32, alphabet: "0123456789abcdef") + ".0.mrsz." + random.string(length: 22)
         tokens[token] = TokenGrant(clientID: clientID, user: user, nonceClaim: nonceClaim, kind: kind, parent: parent)
+        if kind == "refresh_token" { refreshBySub[user.sub, default: []].append(token) }
+        if let parent { children[parent, default: []].append(token) }
         return token
     }
 
@@ -438,10 +464,9 @@ public actor MockProvider: MockHTTPHandler {
                 record.errorDescription = description
             }
         }
-        recorded.append(record)
         // A long-running `flowspec mock` keeps the newest records only (a check run makes a few
-        // thousand); trimmed in batches so appending stays O(1) amortised.
-        if recorded.count > Self.recordLimit + Self.recordLimit / 2 { recorded.removeFirst(recorded.count - Self.recordLimit) }
+        // thousand).
+        log.append(record)
         return response
     }
 
@@ -574,10 +599,8 @@ public actor MockProvider: MockHTTPHandler {
         if var grant = tokens[token], grant.clientID == record.clientID {
             grant.revoked = true
             tokens[token] = grant
-            for (other, child) in tokens where child.parent == token {
-                var revoked = child
-                revoked.revoked = true
-                tokens[other] = revoked
+            for child in children[token] ?? [] {
+                tokens[child]?.revoked = true
             }
             record.fields["recognized"] = grant.kind
         }
