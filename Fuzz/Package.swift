@@ -5,7 +5,7 @@
 // The root package exports only the `flowspec` executable, so a path dependency on it could
 // not name its library targets. Instead Core/ holds symlinks to the root's Sources/<Target>
 // directories and this manifest declares the same targets again — only the NIO-free core the
-// fuzzers need (FlowModel, FlowParser, FlowLint, FlowExport, FlowImport, JOSE and the two system
+// fuzzers need (FlowModel, FlowParser, FlowOpenAPI, FlowLint, FlowExport, FlowImport, JOSE and the two system
 // libraries). Keep the dependencies below in step with the root Package.swift.
 import PackageDescription
 
@@ -14,13 +14,24 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
     ],
     targets: [
         .systemLibrary(name: "CCmarkGFM", path: "Core/CCmarkGFM", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "COpenSSL", path: "Core/COpenSSL", pkgConfig: "openssl"),
         .target(name: "FlowModel", path: "Core/FlowModel"),
         .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"], path: "Core/FlowParser"),
-        .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser"], path: "Core/FlowLint"),
+        .target(
+            name: "FlowOpenAPI",
+            dependencies: [
+                "FlowModel", "FlowParser", "Yams",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
+            ],
+            path: "Core/FlowOpenAPI"
+        ),
+        .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser", "FlowOpenAPI"], path: "Core/FlowLint"),
         .target(name: "FlowExport", dependencies: ["FlowModel", "Yams"], path: "Core/FlowExport"),
         .target(name: "FlowImport", dependencies: ["FlowModel", "FlowParser", "FlowExport", "Yams"], path: "Core/FlowImport"),
         .target(name: "JOSE", dependencies: ["COpenSSL"], path: "Core/JOSE"),

@@ -143,6 +143,31 @@ package struct FrontMatterParser {
 
     mutating func parse() -> FrontMatter? {
         let opening = source.location(line: block.openingLine, column: 1)
+        guard let node = compose() else { return nil }
+        guard let mapping = node.mapping else {
+            report(.wrongType, at: location(node.mark), "front matter must be a mapping of keys to values, not a \(Self.kind(of: node))")
+            return nil
+        }
+        var result = FrontMatter()
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.scalar?.string else {
+                report(.wrongType, at: location(keyNode.mark), "front matter keys must be plain words")
+                continue
+            }
+            let keyLocation = location(keyNode.mark)
+            result.keyLocations[key] = keyLocation
+            read(key, value, at: keyLocation, into: &result)
+        }
+        for key in FrontMatter.requiredKeys where result.keyLocations[key] == nil {
+            report(.missingKey, at: opening, "front matter has no '\(key)'", hint: Self.requiredHint[key])
+        }
+        return result
+    }
+
+    /// The YAML tree of the block, within the size and nesting bounds; nil (with a diagnostic)
+    /// when it is too large, too deep, not YAML or empty.
+    private mutating func compose() -> Node? {
+        let opening = source.location(line: block.openingLine, column: 1)
         if block.yaml.utf8.count > 1_000_000 {
             report(.frontMatterYAML, at: opening, "front matter is larger than 1 MB", hint: "front matter holds metadata; move prose into the Markdown body")
             return nil
@@ -175,60 +200,48 @@ package struct FrontMatterParser {
             report(.frontMatterMissing, at: opening, "front matter is empty", hint: "add at least `id`, `title` and `actors`")
             return nil
         }
-        guard let mapping = node.mapping else {
-            report(.wrongType, at: location(node.mark), "front matter must be a mapping of keys to values, not a \(Self.kind(of: node))")
-            return nil
-        }
-        var result = FrontMatter()
-        for (keyNode, value) in mapping {
-            guard let key = keyNode.scalar?.string else {
-                report(.wrongType, at: location(keyNode.mark), "front matter keys must be plain words")
-                continue
+        return node
+    }
+
+    /// One key of the mapping, checked and stored.
+    private mutating func read(_ key: String, _ value: Node, at keyLocation: SourceLocation, into result: inout FrontMatter) {
+        switch key {
+        case "id":
+            result.id = string(value, key: key)
+            if let id = result.id, !Self.isValidID(id) {
+                report(.invalidFlowID, at: location(value.mark), "flow id '\(id)' is not valid",
+                       hint: "use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit")
             }
-            let keyLocation = location(keyNode.mark)
-            result.keyLocations[key] = keyLocation
-            switch key {
-            case "id":
-                result.id = string(value, key: key)
-                if let id = result.id, !Self.isValidID(id) {
-                    report(.invalidFlowID, at: location(value.mark), "flow id '\(id)' is not valid",
-                           hint: "use lowercase letters, digits, '.', '_' and '-', starting with a letter or digit")
-                }
-            case "title": result.title = string(value, key: key)
-            case "summary": result.summary = string(value, key: key)
-            case "lang":
-                result.lang = string(value, key: key)
-                if let lang = result.lang, !Self.isLanguageTag(lang) {
-                    report(.wrongType, at: location(value.mark), "lang '\(lang)' is not a language tag",
-                           hint: "use a BCP 47 tag such as en, vi, tr or pt-BR")
-                    result.lang = nil
-                }
-            case "translation-of": result.translationOf = string(value, key: key)
-            case "provider": result.provider = string(value, key: key)
-            case "openapi": result.openapi = string(value, key: key)
-            case "nonce":
-                if let text = string(value, key: key) {
-                    if let transform = NonceTransform(rawValue: text) {
-                        result.nonce = transform
-                    } else {
-                        report(.wrongType, at: location(value.mark), "'nonce' must be one of \(NonceTransform.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'",
-                               hint: "`verbatim`: the claim is the nonce the client sent; `sha256`: the client posts a raw nonce whose SHA-256 (hex) it sent to the provider")
-                    }
-                }
-            case "tags": result.tags = stringList(value, key: key)
-            case "environments": result.environments = stringList(value, key: key)
-            case "actors": result.actors = actors(value)
-            case "variables": result.variables = variables(value)
-            default:
-                let suggestion = Self.closest(to: key, in: FrontMatter.knownKeys)
-                report(.unknownKey, .warning, at: keyLocation, "unknown front matter key '\(key)'",
-                       hint: suggestion.map { "did you mean '\($0)'?" } ?? "known keys: \(FrontMatter.knownKeys.joined(separator: ", "))")
+        case "title": result.title = string(value, key: key)
+        case "summary": result.summary = string(value, key: key)
+        case "lang":
+            result.lang = string(value, key: key)
+            if let lang = result.lang, !Self.isLanguageTag(lang) {
+                report(.wrongType, at: location(value.mark), "lang '\(lang)' is not a language tag",
+                       hint: "use a BCP 47 tag such as en, vi, tr or pt-BR")
+                result.lang = nil
             }
+        case "translation-of": result.translationOf = string(value, key: key)
+        case "provider": result.provider = string(value, key: key)
+        case "openapi": result.openapi = string(value, key: key)
+        case "nonce":
+            if let text = string(value, key: key) {
+                if let transform = NonceTransform(rawValue: text) {
+                    result.nonce = transform
+                } else {
+                    report(.wrongType, at: location(value.mark), "'nonce' must be one of \(NonceTransform.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'",
+                           hint: "`verbatim`: the claim is the nonce the client sent; `sha256`: the client posts a raw nonce whose SHA-256 (hex) it sent to the provider")
+                }
+            }
+        case "tags": result.tags = stringList(value, key: key)
+        case "environments": result.environments = stringList(value, key: key)
+        case "actors": result.actors = actors(value)
+        case "variables": result.variables = variables(value)
+        default:
+            let suggestion = Self.closest(to: key, in: FrontMatter.knownKeys)
+            report(.unknownKey, .warning, at: keyLocation, "unknown front matter key '\(key)'",
+                   hint: suggestion.map { "did you mean '\($0)'?" } ?? "known keys: \(FrontMatter.knownKeys.joined(separator: ", "))")
         }
-        for key in FrontMatter.requiredKeys where result.keyLocations[key] == nil {
-            report(.missingKey, at: opening, "front matter has no '\(key)'", hint: Self.requiredHint[key])
-        }
-        return result
     }
 
     private static let requiredHint: [String: String] = [

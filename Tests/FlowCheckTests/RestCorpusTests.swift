@@ -104,15 +104,16 @@ extension CheckServers {
             guard let base else { return }
             let http = AHCTransport()
             let json = [HeaderField(name: "Content-Type", value: "application/json")]
-            let created = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts", headers: json, body: Array(#"{"currency": "EUR"}"#.utf8)), timeout: 5)
+            // Generous timeouts: under a loaded 2-core full suite a 5 s one expired (cart "none").
+            let created = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts", headers: json, body: Array(#"{"currency": "EUR"}"#.utf8)), timeout: 30)
             let cart = (try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any])?["id"] as? String ?? "none"
-            _ = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts/\(cart)/items", headers: json, body: Array(#"{"sku": "BOOK-42", "quantity": 2}"#.utf8)), timeout: 5)
+            _ = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts/\(cart)/items", headers: json, body: Array(#"{"sku": "BOOK-42", "quantity": 2}"#.utf8)), timeout: 30)
             for _ in 0..<2 {
-                _ = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts/\(cart)/checkout", headers: json, body: Array(#"{"payment_token": "tok_visa"}"#.utf8)), timeout: 5)
+                _ = await http.send(OutgoingRequest(method: "POST", url: base + "/api/carts/\(cart)/checkout", headers: json, body: Array(#"{"payment_token": "tok_visa"}"#.utf8)), timeout: 30)
             }
-            _ = await http.send(OutgoingRequest(method: "GET", url: base + "/nowhere%1B%5B31m"), timeout: 5)
+            _ = await http.send(OutgoingRequest(method: "GET", url: base + "/nowhere%1B%5B31m"), timeout: 30)
             await http.shutdown()
-            for _ in 0..<100 where !lines.value.contains("backend #5") { try? await Task.sleep(for: .milliseconds(50)) }
+            for _ in 0..<600 where !lines.value.contains("backend #5") { try? await Task.sleep(for: .milliseconds(50)) }
         })
         #expect(code == 0)
         let log = lines.value

@@ -264,7 +264,7 @@ import Testing
         let provider = await makeProvider()
         let url = try await provider.start(port: 0)
         #expect(url.port != nil && url.port != 0)
-        let transport = NetworkTransport(timeout: 5)
+        let transport = NetworkTransport(timeout: 30)  // generous: the suite runs many servers at once on 2 cores
         let response = try await transport.send(MockHTTPRequest(method: "GET", target: "/auth/keys"), to: url.appendingPathComponent("auth/keys"))
         #expect(response.status == 200)
         let configuration = try await transport.send(MockHTTPRequest(method: "GET", target: "/"), to: url.appendingPathComponent(".well-known/openid-configuration"))
