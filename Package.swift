@@ -63,7 +63,8 @@ let package = Package(
         .target(
             name: "FlowSite",
             dependencies: [
-                "FlowModel", "FlowParser", "FlowLint", "JOSE",
+                "FlowModel", "FlowParser", "FlowLint", "FlowOpenAPI", "JOSE",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),
             ],
             // The default theme is embedded in the binary by EmbedThemePlugin (no resource bundle
@@ -133,7 +134,7 @@ let package = Package(
         // swift-mustache is the reference the theme renderer's output is compared with, byte for byte.
         .testTarget(
             name: "FlowSiteTests",
-            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", "TestSupport", .product(name: "Mustache", package: "swift-mustache")],
+            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", "TestSupport", .product(name: "Yams", package: "Yams"), .product(name: "Mustache", package: "swift-mustache")],
             exclude: ["Fixtures", "Golden"]
         ),
         .testTarget(

@@ -4,7 +4,7 @@
 /// rebuild and must cost a few milliseconds for 10 000 flows. A damaged or older cache is
 /// ignored (the build is then a full one).
 struct BuildCache: Sendable {
-    static let formatVersion = "flowspec-site-cache 8"
+    static let formatVersion = "flowspec-site-cache 9"
     /// The header: format, global key, number of shards. Its presence marks a flowspec site.
     static let relativePath = ".flowspec/cache"
     /// Entries live in shards by path (the search index's shards), so a rebuild rewrites only
@@ -26,6 +26,9 @@ struct BuildCache: Sendable {
         var card: String
         /// The file's own diagnostics (parse and per-flow rules), one JSON object per line.
         var diagnostics: String
+        /// The OpenAPI description the flow names (`openapi:`, resolved), "" for none: its
+        /// content is part of the page key, so a changed description re-renders the page.
+        var openapi: String
     }
 
     var globalKey: String
@@ -72,7 +75,7 @@ struct BuildCache: Sendable {
         writer.line(Self.formatVersion)
         writer.count(entries.count)
         for e in entries {
-            for field in [e.path, e.stat, e.contentHash, e.id, e.lang, e.translationOf, e.title, e.titleKey, e.pageKey, e.tags.joined(separator: "\u{1F}"), e.card, e.diagnostics] {
+            for field in [e.path, e.stat, e.contentHash, e.id, e.lang, e.translationOf, e.title, e.titleKey, e.pageKey, e.tags.joined(separator: "\u{1F}"), e.card, e.diagnostics, e.openapi] {
                 writer.field(field)
             }
         }
@@ -82,18 +85,19 @@ struct BuildCache: Sendable {
     static func parseShard(_ bytes: [UInt8]) -> [Entry]? {
         var reader = FieldReader(bytes)
         guard reader.line() == formatVersion, let count = reader.count(),
-              count <= reader.remaining / 48 else { return nil }  // 12 length prefixes per entry
+              count <= reader.remaining / 52 else { return nil }  // 13 length prefixes per entry
         var entries: [Entry] = []
         entries.reserveCapacity(count)
         for _ in 0..<count {
             guard let path = reader.field(), let stat = reader.field(), let contentHash = reader.field(), let id = reader.field(),
                   let lang = reader.field(), let translationOf = reader.field(), let title = reader.field(), let titleKey = reader.field(),
-                  let pageKey = reader.field(), let tags = reader.field(), let card = reader.field(), let diagnostics = reader.field()
+                  let pageKey = reader.field(), let tags = reader.field(), let card = reader.field(), let diagnostics = reader.field(),
+                  let openapi = reader.field()
             else { return nil }
             entries.append(Entry(
                 path: path, stat: stat, contentHash: contentHash, id: id, lang: lang, translationOf: translationOf, title: title, titleKey: titleKey, pageKey: pageKey,
                 tags: tags.isEmpty ? [] : tags.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) },
-                card: card, diagnostics: diagnostics
+                card: card, diagnostics: diagnostics, openapi: openapi
             ))
         }
         guard reader.atEnd else { return nil }

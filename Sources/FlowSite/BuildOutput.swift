@@ -51,7 +51,7 @@ extension SiteBuilder {
             return BuildCache.Entry(
                 path: info.path, stat: statByPath[info.path] ?? "", contentHash: info.contentHash, id: info.id, lang: info.lang, translationOf: info.translationOf,
                 title: info.title, titleKey: info.titleKey, pageKey: info.pageKey, tags: info.tags, card: info.card,
-                diagnostics: encoded.joined(separator: "\n")
+                diagnostics: encoded.joined(separator: "\n"), openapi: info.openapi
             )
         })
         try newCache.write(to: temporary, shards: Self.searchShards, shardOf: Self.shard(of:), previous: previous.cache, previousSite: output)

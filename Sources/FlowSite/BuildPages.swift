@@ -22,6 +22,8 @@ extension SiteBuilder {
         var search: String
         var diagnostics: [Diagnostic]
         var flow: Flow?
+        /// The OpenAPI description file the flow names, "" for none.
+        var openapi = ""
         var pageKey = ""
         var groupKey: String { translationOf.isEmpty ? id : translationOf }
     }
@@ -47,14 +49,16 @@ extension SiteBuilder {
                 infos.append(FlowInfo(
                     path: source.path, contentHash: source.hash, id: flow.id, lang: flow.lang,
                     translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
-                    tags: flow.tags, card: "", search: "", diagnostics: specs.diagnosticsByFile[source.path] ?? [], flow: flow
+                    tags: flow.tags, card: "", search: "", diagnostics: specs.diagnosticsByFile[source.path] ?? [], flow: flow,
+                    openapi: APIDescriptionCache.file(for: flow) ?? ""
                 ))
             } else if !plan.toParse.contains(source.path), let entry = previous.entries[source.path] {
                 let replayed = entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
                 diagnostics += replayed
                 infos.append(FlowInfo(
                     path: entry.path, contentHash: entry.contentHash, id: entry.id, lang: entry.lang, translationOf: entry.translationOf,
-                    title: entry.title, titleKey: entry.titleKey, tags: entry.tags, card: entry.card, search: "", diagnostics: replayed, flow: nil
+                    title: entry.title, titleKey: entry.titleKey, tags: entry.tags, card: entry.card, search: "", diagnostics: replayed, flow: nil,
+                    openapi: entry.openapi
                 ))
             }
         }
@@ -62,8 +66,9 @@ extension SiteBuilder {
     }
 
     /// Translation groups, and each page's key: the global key, the spec, its group's ids,
-    /// languages and titles (the switcher), its results and the injected head markup.
-    func assignPageKeys(_ infos: inout [FlowInfo], globalKey: String) -> [String: [TranslationLink]] {
+    /// languages and titles (the switcher), its OpenAPI description's content, its results and
+    /// the injected head markup.
+    func assignPageKeys(_ infos: inout [FlowInfo], globalKey: String, apiDescriptions: APIDescriptionCache) -> [String: [TranslationLink]] {
         var groups: [String: [TranslationLink]] = [:]
         for info in infos { groups[info.groupKey, default: []].append(TranslationLink(id: info.id, lang: info.lang, title: info.title)) }
         for index in infos.indices {
@@ -72,6 +77,7 @@ extension SiteBuilder {
             key.combine(globalKey)
             key.combine(infos[index].contentHash)
             for member in members.sorted(by: { $0.id < $1.id }) { key.combine(member.id + "\u{1F}" + member.lang + "\u{1F}" + member.title) }
+            key.combine(apiDescriptions.contentHash(of: infos[index].openapi))
             key.combine(options.results?.fingerprint(for: infos[index].id) ?? "-")
             key.combine(options.headExtra)
             infos[index].pageKey = key.description

@@ -21,6 +21,8 @@ struct PageRenderer: Sendable {
     /// Rendered token-case lists, shared by every page of a language (they depend only on the
     /// rule family and the labels when there are no results).
     let memo = Memo()
+    /// The flows' OpenAPI descriptions, each loaded once per build.
+    let apiDescriptions = APIDescriptionCache()
     /// Sees every template rendering (context, template name, output); tests compare the output
     /// with a reference Mustache implementation.
     var templateObserver: (@Sendable (TemplateValue, String, [UInt8]) -> Void)? = nil

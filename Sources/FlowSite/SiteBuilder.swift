@@ -75,7 +75,7 @@ public struct SiteBuilder: Sendable {
     public var parser: SpecParser
 
     /// Bump when page rendering changes in a way the theme hash does not capture.
-    static let rendererVersion = "site-renderer 2"
+    static let rendererVersion = "site-renderer 3"
 
     public init(options: SiteBuildOptions, parser: SpecParser = SpecParser()) {
         self.options = options
@@ -121,7 +121,7 @@ public struct SiteBuilder: Sendable {
         )
         if diagnostics.contains(where: { $0.severity == .error }) { return report }
         timer.mark("infos")
-        let groups = assignPageKeys(&infos, globalKey: setup.globalKey)
+        let groups = assignPageKeys(&infos, globalKey: setup.globalKey, apiDescriptions: setup.renderer.apiDescriptions)
         timer.mark("keys")
         let pages = planPages(&infos, sources, previous, output: target.output, report: &report)
         timer.mark("reuse")

@@ -71,8 +71,10 @@ extension PageRenderer {
         if let request {
             item["requestHTML"] = .string(requestHTML(request, flow: flow))
             item["curl"] = .string(curlCommand(request, flow: flow))
+            item["operation"] = operationContext(request: request, expectation: expectation, flow: flow, labels: labels)
         } else {
             item["requestHTML"] = false
+            item["operation"] = false
         }
         if let expectation {
             var rows: [TemplateValue] = []

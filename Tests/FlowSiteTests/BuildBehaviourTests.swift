@@ -118,9 +118,10 @@ struct BuildBehaviourTests {
     @Test func cacheRoundTrips() throws {
         let entry = BuildCache.Entry(
             path: "flows/ä.md", stat: "12:3.4", contentHash: "abc", id: "a", lang: "vi", translationOf: "", title: "Đăng nhập\tB",
-            titleKey: "đăng nhập\tb", pageKey: "k", tags: ["x", "", "y z"], card: "<li>\n\\</li>", diagnostics: "{\"a\":1}\n{}"
+            titleKey: "đăng nhập\tb", pageKey: "k", tags: ["x", "", "y z"], card: "<li>\n\\</li>", diagnostics: "{\"a\":1}\n{}",
+            openapi: "openapi/ö.yaml"
         )
-        let empty = BuildCache.Entry(path: "p", stat: "", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", pageKey: "", tags: [], card: "", diagnostics: "")
+        let empty = BuildCache.Entry(path: "p", stat: "", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", pageKey: "", tags: [], card: "", diagnostics: "", openapi: "")
         let parsed = try #require(BuildCache.parseShard(BuildCache.serializeShard([entry, empty])))
         #expect(parsed == [entry, empty])
         #expect(parsed[1].tags.isEmpty)

@@ -1,0 +1,92 @@
+import FlowModel
+import FlowOpenAPI
+import Foundation
+import OpenAPIKit
+
+/// The OpenAPI descriptions a build's flows name (`openapi:`), each loaded once per build
+/// however many flows and pages use it. A description that cannot be loaded is remembered as
+/// nil: the page then shows no operation (lint reports the problem).
+final class APIDescriptionCache: Sendable {
+    private let loaded = Locked<[String: APIDescription?]>([:])
+    private let hashes = Locked<[String: String]>([:])
+
+    /// The file `openapi:` of `flow` points at, or nil when it names none (or not a usable path).
+    static func file(for flow: Flow) -> String? {
+        guard let written = flow.openapi, case .success(let file) = APIDescriptionLoader.resolve(written, specFile: flow.file) else { return nil }
+        return file
+    }
+
+    func description(for flow: Flow) -> APIDescription? {
+        guard let file = Self.file(for: flow) else { return nil }
+        return loaded.withLock { cache in
+            if let known = cache[file] { return known }
+            let description = try? APIDescriptionLoader.load(file: file).get()
+            cache[file] = .some(description)
+            return description
+        }
+    }
+
+    /// The content hash of a description file for page keys ("-" for none, "missing" when unreadable).
+    func contentHash(of file: String) -> String {
+        if file.isEmpty { return "-" }
+        return hashes.withLock { cache in
+            if let known = cache[file] { return known }
+            let hash = (try? FileSystem.read(file)).map { ContentHash.of($0).description } ?? "missing"
+            cache[file] = hash
+            return hash
+        }
+    }
+}
+
+// A step's operation: the line naming it and the request and response schemas, as JSON.
+extension PageRenderer {
+    func operationContext(request: RequestTemplate, expectation: Expectation?, flow: Flow, labels: Labels) -> TemplateValue {
+        guard let description = apiDescriptions.description(for: flow),
+              case .operation(let path, let operation) = description.match(method: request.method, target: request.target)
+        else { return false }
+        var schemas: [TemplateValue] = []
+        if let schema = operation.requestBody?.json?.schema {
+            schemas.append(["title": .string(labels["operation_request_schema"]), "json": .string(Self.schemaJSON(schema, description))])
+        }
+        let responses: [APIResponse]
+        if let status = expectation?.status {
+            responses = Self.declaredResponses(operation, status: status)
+        } else {
+            responses = operation.responses
+        }
+        for response in responses {
+            guard let schema = response.json?.schema else { continue }
+            schemas.append(["title": .string(labels["operation_response_schema"] + " " + response.status), "json": .string(Self.schemaJSON(schema, description))])
+        }
+        return [
+            "method": .string(operation.method),
+            "path": .string(path.template),
+            "operationId": .optional(operation.operationID),
+            "summary": .optional(operation.summary),
+            "hasSchemas": .bool(!schemas.isEmpty),
+            "schemas": .list(schemas),
+        ]
+    }
+
+    /// The responses an expected status can come from (every one of a class for `4xx`).
+    static func declaredResponses(_ operation: APIOperation, status: StatusExpectation) -> [APIResponse] {
+        var seen: Set<String> = []
+        let found = status.codes.flatMap { operation.responses(for: $0) } + status.classes.flatMap { operation.responses(forClass: $0) }
+        return found.filter { seen.insert($0.status).inserted }
+    }
+
+    /// The schema pretty-printed with sorted keys (a top-level `$ref` looked up in the
+    /// components first), as plain text for the template to escape.
+    static func schemaJSON(_ schema: JSONSchema, _ description: APIDescription) -> String {
+        var current = schema
+        var hops = 0
+        while case .reference(let reference, _) = current.value, hops < 64, let target = description.components[reference] {
+            current = target
+            hops += 1
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(current) else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
