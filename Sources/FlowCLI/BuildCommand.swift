@@ -28,17 +28,7 @@ struct BuildCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Spec files or directories (default: `flows` of site.yml, or flows/).")
-    var paths: [String] = []
-
-    @Option(name: .long, help: "Output folder (replaced as a whole).")
-    var out: String = "site/_build"
-
-    @Option(name: .long, help: "Site configuration (default: site/site.yml when it exists).")
-    var config: String?
-
-    @Option(name: .long, help: "Check results to show beside the specs: the JSON report of `flowspec check` (or a SiteResults file).")
-    var results: String?
+    @OptionGroup var site: SiteOptions
 
     @Flag(name: .long, help: "Render every page, ignoring the previous build.")
     var clean = false
@@ -47,9 +37,7 @@ struct BuildCommand: ParsableCommand {
     var color: ColorMode = .auto
 
     func run() throws {
-        var options = SiteBuildOptions(
-            inputs: paths, outputDirectory: out, configPath: config, results: try ResultsInput.option(results), incremental: !clean
-        )
+        var options = try site.buildOptions(incremental: !clean)
         options.skipTeardown = true  // the process exits right after; freeing the models would only cost time
         let report: SiteBuildReport
         do {

@@ -21,17 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "Spec files or directories (default: `flows` of site.yml, or flows/).")
-    var paths: [String] = []
-
-    @Option(name: .long, help: "Output folder (the same one `flowspec build` writes).")
-    var out: String = "site/_build"
-
-    @Option(name: .long, help: "Site configuration (default: site/site.yml when it exists).")
-    var config: String?
-
-    @Option(name: .long, help: "Check results to show beside the specs: the JSON report of `flowspec check` (or a SiteResults file).")
-    var results: String?
+    @OptionGroup var site: SiteOptions
 
     @Option(name: .long, help: "Address to listen on. Anything but loopback exposes the preview to the network.")
     var host: String = "127.0.0.1"
@@ -44,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let options = SiteBuildOptions(inputs: paths, outputDirectory: out, configPath: config, results: try ResultsInput.option(results))
+        let options = try site.buildOptions()
         let server = SiteServer(options: options, host: host, port: port)
         do {
             try await server.run { Terminal.write($0) }
