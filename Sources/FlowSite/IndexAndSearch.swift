@@ -1,5 +1,6 @@
 import FlowModel
 import FlowParser
+import Foundation
 
 extension PageRenderer {
     // MARK: Index card, index, search
@@ -146,18 +147,11 @@ extension PageRenderer {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A tag as a URL query value: Foundation's percent-encoding of everything but RFC 3986's
+    /// unreserved ASCII characters and `/`.
     func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "/"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return out
+        text.addingPercentEncoding(withAllowedCharacters: Self.tagQueryAllowed) ?? text
     }
+
+    static let tagQueryAllowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~/")
 }

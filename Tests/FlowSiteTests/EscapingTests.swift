@@ -97,6 +97,10 @@ struct EscapingTests {
         #expect(page.contains("title=\"= &quot;&gt;&lt;script&gt;alert(4)&lt;/script&gt;\""))
         let index = try scratch.read("index.html")
         #expect(index.contains("&lt;b&gt;tag&lt;/b&gt;"))
+        // The tag's filter link carries it percent-encoded (RFC 3986: only unreserved ASCII
+        // stays), worked out by hand: < %3C, > %3E, " %22, space %20, = %3D, ( %28, ) %29.
+        #expect(index.contains("index.html?tag=%3Cb%3Etag%3C/b%3E\""))
+        #expect(index.contains("index.html?tag=%22%3E%3Csvg%20onload%3Dalert%282%29%3E\""))
     }
 
     @Test func rawHTMLOnlyWhenSiteYmlAllowsIt() throws {
