@@ -244,7 +244,7 @@ public struct JSONPath: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Parses `$.a.b[0]['c d']`; nil when the text is not in the supported subset.
     public init?(parsing text: String) {
-        var chars = Array(text.trimmingCharactersInSetWhitespace())
+        var chars = Array(text.trimmingCharacters())
         guard chars.first == "$" else { return nil }
         chars.removeFirst()
         var components: [Component] = []
@@ -326,11 +326,3 @@ public struct JSONPath: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 }
 
-extension String {
-    func trimmingCharactersInSetWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
-    }
-}

@@ -148,31 +148,7 @@ public struct StateMachine: Sendable, Hashable {
     /// Shortest list of transitions leading from `source` to arriving at `target`.
     private func shortestPath(from source: Int, to target: Int) -> [Transition]? {
         if source == target { return [] }
-        var previous: [Int: Transition] = [:]
-        var queue = [source]
-        var visited: Set<Int> = [source]
-        var head = 0
-        while head < queue.count {
-            let state = queue[head]
-            head += 1
-            for transition in transitions(from: state) {
-                guard case .step(let next) = transition.target, outgoing[next] != nil, !visited.contains(next) else { continue }
-                visited.insert(next)
-                previous[next] = transition
-                if next == target {
-                    var path: [Transition] = []
-                    var cursor = target
-                    while let edge = previous[cursor] {
-                        path.append(edge)
-                        cursor = edge.from
-                        if cursor == source { break }
-                    }
-                    return path.reversed()
-                }
-                queue.append(next)
-            }
-        }
-        return nil
+        return breadthFirst(from: source) { $0.target == .step(target) && outgoing[target] != nil }
     }
 
     /// Shortest continuation from the target of `transition` to a successful end, or to any
@@ -189,30 +165,36 @@ public struct StateMachine: Sendable, Hashable {
     }
 
     private func shortestCompletion(from first: Int, accepting: (Outcome) -> Bool) -> [Transition]? {
+        breadthFirst(from: first) { edge in
+            if case .end(let outcome) = edge.target { accepting(outcome) } else { false }
+        }
+    }
+
+    /// The shortest list of transitions from `source` whose last one satisfies `arrives`,
+    /// walking only steps that have transitions of their own: the one search behind paths to a
+    /// step and completions to an end.
+    private func breadthFirst(from source: Int, arrives: (Transition) -> Bool) -> [Transition]? {
         var previous: [Int: Transition] = [:]
-        var queue = [first]
-        var visited: Set<Int> = [first]
+        var queue = [source]
+        var visited: Set<Int> = [source]
         var head = 0
         while head < queue.count {
             let state = queue[head]
             head += 1
             for edge in transitions(from: state) {
-                switch edge.target {
-                case .end(let outcome):
-                    guard accepting(outcome) else { continue }
+                if arrives(edge) {
                     var path = [edge]
                     var cursor = state
-                    while cursor != first, let back = previous[cursor] {
+                    while cursor != source, let back = previous[cursor] {
                         path.append(back)
                         cursor = back.from
                     }
                     return path.reversed()
-                case .step(let following):
-                    guard outgoing[following] != nil, !visited.contains(following) else { continue }
-                    visited.insert(following)
-                    previous[following] = edge
-                    queue.append(following)
                 }
+                guard case .step(let next) = edge.target, outgoing[next] != nil, !visited.contains(next) else { continue }
+                visited.insert(next)
+                previous[next] = edge
+                queue.append(next)
             }
         }
         return nil
