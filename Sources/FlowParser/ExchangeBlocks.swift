@@ -200,22 +200,7 @@ struct ExpectBlockParser {
                     expectation.json.append(JSONAssertion(path: path, matcher: matcher, location: location(pathNode.mark)))
                 }
             case "capture":
-                guard let members = value.mapping else {
-                    diagnostics.append(error("'capture' must map names to `$.path` or `header Name`", at: value.mark)); ok = false; continue
-                }
-                for (nameNode, sourceNode) in members {
-                    let name = nameNode.scalar?.string ?? ""
-                    let text = sourceNode.scalar?.string.trimmingCharacters() ?? ""
-                    if text.lowercased().hasPrefix("header ") {
-                        let header = String(text.dropFirst("header ".count)).trimmingCharacters()
-                        expectation.captures.append(Capture(name: name, source: .header(header), location: location(nameNode.mark)))
-                    } else if let path = JSONPath(parsing: text) {
-                        expectation.captures.append(Capture(name: name, source: .json(path), location: location(nameNode.mark)))
-                    } else {
-                        diagnostics.append(error("capture '\(name)' must be a JSONPath (`$.token`) or `header Name`", at: sourceNode.mark))
-                        ok = false
-                    }
-                }
+                if !parseCaptures(value, into: &expectation, diagnostics: &diagnostics) { ok = false }
             default:
                 diagnostics.append(error("unknown key '\(key)' in expect block", at: keyNode.mark,
                                          hint: "expect blocks have `status`, `headers`, `json` and `capture`"))
@@ -227,6 +212,29 @@ struct ExpectBlockParser {
                                                        diagnostics: &diagnostics, code: .malformedExpect)
         }
         return ok ? expectation : nil
+    }
+
+    /// `capture:` names mapped to `$.path` or `header Name`; false when any is wrong.
+    private func parseCaptures(_ value: Node, into expectation: inout Expectation, diagnostics: inout [Diagnostic]) -> Bool {
+        var ok = true
+        guard let members = value.mapping else {
+            diagnostics.append(error("'capture' must map names to `$.path` or `header Name`", at: value.mark))
+            return false
+        }
+        for (nameNode, sourceNode) in members {
+            let name = nameNode.scalar?.string ?? ""
+            let text = sourceNode.scalar?.string.trimmingCharacters() ?? ""
+            if text.lowercased().hasPrefix("header ") {
+                let header = String(text.dropFirst("header ".count)).trimmingCharacters()
+                expectation.captures.append(Capture(name: name, source: .header(header), location: location(nameNode.mark)))
+            } else if let path = JSONPath(parsing: text) {
+                expectation.captures.append(Capture(name: name, source: .json(path), location: location(nameNode.mark)))
+            } else {
+                diagnostics.append(error("capture '\(name)' must be a JSONPath (`$.token`) or `header Name`", at: sourceNode.mark))
+                ok = false
+            }
+        }
+        return ok
     }
 
     private func parseStatus(_ node: Node, diagnostics: inout [Diagnostic]) -> StatusExpectation? {
