@@ -74,71 +74,17 @@ public enum CheckSession {
         // The RSA keys this plan will need, started now on every core (the servers start and
         // the first items run meanwhile).
         RSAKeyPool.shared.prefetch(Self.keysNeeded(items: items, flows: plannedFlows, catalog: catalog))
-        var providers: [String: FlowProvider] = [:]
-        let backendURL: String
-        let stopServers: @Sendable () async -> Void
-        var clientID = "com.example.app"
-        if let url = configuration.backendURL {
-            // A live backend: one mock provider per profile the flows name, each verifying the
-            // client authentication of the registrations given for it.
-            var started: [(profile: ProviderProfile, provider: MockProvider)] = []
-            for flow in plannedFlows.sorted(by: { $0.id < $1.id }) {
-                guard let profile = catalog.resolvedProfile(for: flow) else { continue }
-                let provider: MockProvider
-                if let existing = started.first(where: { $0.profile == profile }) {
-                    provider = existing.provider
-                } else {
-                    provider = MockProvider(profile: profile, registrations: configuration.registrations, clock: configuration.clock, random: configuration.random)
-                    let index = started.count
-                    let port = configuration.providerPort == 0 ? 0 : configuration.providerPort + index
-                    let advertised = configuration.providerURL.map { Self.shifted($0, by: index) }
-                    let listening: URL
-                    do {
-                        listening = try await provider.start(host: configuration.providerHost, port: port, advertised: advertised)
-                    } catch {
-                        console.line("error: the mock provider \(profile.id) could not start on \(configuration.providerHost):\(port): \(error)")
-                        for (_, other) in started { await other.stop() }
-                        return (CommandExit.unreachable, nil)
-                    }
-                    started.append((profile, provider))
-                    await Self.describe(provider, listening: listening, console: console)
-                }
-                providers[flow.id] = FlowProvider(provider: provider, profile: profile, nonce: catalog.nonceTransform(for: flow))
-                await Self.warnAboutRegistration(flow: flow, provider: provider, console: console)
+        let servers: StartedServers
+        do {
+            if let url = configuration.backendURL {
+                servers = try await startProviders(for: url, flows: plannedFlows, configuration: configuration, console: console)
+            } else {
+                servers = try await startEmbeddedMocks(flows: plannedFlows, configuration: configuration, console: console)
             }
-            backendURL = url
-            let all = started.map(\.provider)
-            stopServers = { for provider in all { await provider.stop() } }
-            if let registration = configuration.registrations.first { clientID = registration.clientID }
-            console.line("backend: \(backendURL)")
-        } else {
-            // The embedded mock backend, derived from the specs, with generated client credentials.
-            var defects = Set<Defect>()
-            for name in configuration.defects {
-                guard let defect = Defect(name: name) else {
-                    console.line("error: unknown defect \(name); known: \(Defect.allCases.map(\.rawValue).joined(separator: ", "))")
-                    return (CommandExit.badInput, nil)
-                }
-                defects.insert(defect)
-            }
-            let mocks: EmbeddedMocks
-            do {
-                mocks = try await EmbeddedMocks.start(
-                    flows: plannedFlows, providers: catalog, defects: defects, host: configuration.providerHost,
-                    providerPort: configuration.providerPort, clock: configuration.clock, random: configuration.random)
-            } catch {
-                console.line("error: the embedded mock provider/backend could not start: \(error)")
-                return (CommandExit.unreachable, nil)
-            }
-            for flow in plannedFlows {
-                guard let provider = mocks.provider(forFlow: flow.id), let profile = catalog.resolvedProfile(for: flow) else { continue }
-                providers[flow.id] = FlowProvider(provider: provider, profile: profile, nonce: catalog.nonceTransform(for: flow))
-            }
-            backendURL = mocks.backendURL.absoluteString
-            stopServers = { await mocks.stop() }
-            clientID = mocks.registrations.first?.clientID ?? clientID
-            console.line("backend: embedded mock at \(backendURL)" + (defects.isEmpty ? "" : " with defects: " + configuration.defects.sorted().joined(separator: ", ")))
+        } catch {
+            return (error.exitCode, nil)
         }
+        let (providers, backendURL, stopServers, clientID) = (servers.providers, servers.backendURL, servers.stop, servers.clientID)
 
         let transport = CountingTransport(transport ?? AHCTransport())
         // Reachability: something must accept TCP connections there (any HTTP answer will do).
@@ -170,9 +116,100 @@ public enum CheckSession {
             shard: configuration.planner.shard,
             flows: flows.filter { planned.contains($0.id) }.map { .init(id: $0.id, title: $0.title, file: $0.file) },
             results: results)
+        return publish(report, requestsSent: transport.requestsSent, configuration: configuration, console: console)
+    }
+}
+
+
+extension CheckSession {
+    /// What a run talks to: the providers per flow, the backend, and how to stop what was started.
+    struct StartedServers {
+        static let defaultClientID = "com.example.app"
+        var providers: [String: FlowProvider]
+        var backendURL: String
+        var stop: @Sendable () async -> Void
+        var clientID: String
+    }
+
+    /// A server could not start, or the input names something unknown: the run's exit code.
+    struct StartFailure: Error {
+        var exitCode: Int32
+    }
+
+    /// A live backend: one mock provider per profile the flows name, each verifying the client
+    /// authentication of the registrations given for it.
+    static func startProviders(for url: String, flows plannedFlows: [Flow], configuration: CheckConfiguration, console: Console) async throws(StartFailure) -> StartedServers {
+        let catalog = configuration.planner.providers
+        var providers: [String: FlowProvider] = [:]
+        var started: [(profile: ProviderProfile, provider: MockProvider)] = []
+        for flow in plannedFlows.sorted(by: { $0.id < $1.id }) {
+            guard let profile = catalog.resolvedProfile(for: flow) else { continue }
+            let provider: MockProvider
+            if let existing = started.first(where: { $0.profile == profile }) {
+                provider = existing.provider
+            } else {
+                provider = MockProvider(profile: profile, registrations: configuration.registrations, clock: configuration.clock, random: configuration.random)
+                let index = started.count
+                let port = configuration.providerPort == 0 ? 0 : configuration.providerPort + index
+                let advertised = configuration.providerURL.map { Self.shifted($0, by: index) }
+                let listening: URL
+                do {
+                    listening = try await provider.start(host: configuration.providerHost, port: port, advertised: advertised)
+                } catch {
+                    console.line("error: the mock provider \(profile.id) could not start on \(configuration.providerHost):\(port): \(error)")
+                    for (_, other) in started { await other.stop() }
+                    throw StartFailure(exitCode: CommandExit.unreachable)
+                }
+                started.append((profile, provider))
+                await Self.describe(provider, listening: listening, console: console)
+            }
+            providers[flow.id] = FlowProvider(provider: provider, profile: profile, nonce: catalog.nonceTransform(for: flow))
+            await Self.warnAboutRegistration(flow: flow, provider: provider, console: console)
+        }
+        let all = started.map(\.provider)
+        console.line("backend: \(url)")
+        return StartedServers(
+            providers: providers, backendURL: url, stop: { for provider in all { await provider.stop() } },
+            clientID: configuration.registrations.first?.clientID ?? StartedServers.defaultClientID)
+    }
+
+    /// The embedded mock backend, derived from the specs, with generated client credentials.
+    static func startEmbeddedMocks(flows plannedFlows: [Flow], configuration: CheckConfiguration, console: Console) async throws(StartFailure) -> StartedServers {
+        let catalog = configuration.planner.providers
+        var providers: [String: FlowProvider] = [:]
+        var defects = Set<Defect>()
+        for name in configuration.defects {
+            guard let defect = Defect(name: name) else {
+                console.line("error: unknown defect \(name); known: \(Defect.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw StartFailure(exitCode: CommandExit.badInput)
+            }
+            defects.insert(defect)
+        }
+        let mocks: EmbeddedMocks
+        do {
+            mocks = try await EmbeddedMocks.start(
+                flows: plannedFlows, providers: catalog, defects: defects, host: configuration.providerHost,
+                providerPort: configuration.providerPort, clock: configuration.clock, random: configuration.random)
+        } catch {
+            console.line("error: the embedded mock provider/backend could not start: \(error)")
+            throw StartFailure(exitCode: CommandExit.unreachable)
+        }
+        for flow in plannedFlows {
+            guard let provider = mocks.provider(forFlow: flow.id), let profile = catalog.resolvedProfile(for: flow) else { continue }
+            providers[flow.id] = FlowProvider(provider: provider, profile: profile, nonce: catalog.nonceTransform(for: flow))
+        }
+        let backendURL = mocks.backendURL.absoluteString
+        console.line("backend: embedded mock at \(backendURL)" + (defects.isEmpty ? "" : " with defects: " + configuration.defects.sorted().joined(separator: ", ")))
+        return StartedServers(
+            providers: providers, backendURL: backendURL, stop: { await mocks.stop() },
+            clientID: mocks.registrations.first?.clientID ?? StartedServers.defaultClientID)
+    }
+
+    /// Prints the summary and writes the reports; the run's exit code.
+    static func publish(_ report: CheckReport, requestsSent: Int, configuration: CheckConfiguration, console: Console) -> (exitCode: Int32, report: CheckReport?) {
         console.summary(report)
         let seconds = max(Double(report.durationMS) / 1000, 0.001)
-        console.line(String(format: "%d requests to the backend in %.2f s (%.0f requests/s)", transport.requestsSent, seconds, Double(transport.requestsSent) / seconds))
+        console.line(String(format: "%d requests to the backend in %.2f s (%.0f requests/s)", requestsSent, seconds, Double(requestsSent) / seconds))
         do {
             try report.write(to: configuration.reports)
             for target in configuration.reports { console.line("report: \(target)") }
@@ -182,9 +219,7 @@ public enum CheckSession {
         }
         return (report.exitCode, report)
     }
-}
 
-extension CheckSession {
     /// `url` with its port moved up by `offset` (the n-th provider of a run).
     static func shifted(_ url: URL, by offset: Int) -> URL {
         guard offset > 0, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }

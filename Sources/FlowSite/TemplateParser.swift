@@ -154,6 +154,145 @@ struct TemplateParser {
 
     // MARK: Parsing
 
+    /// `{{<parent}}…{{/parent}}`: a partial whose `{{$block}}`s are overridden.
+    private mutating func parseParent(state: State, tagStart: Int, nodes: inout [TemplateNode], whiteSpaceBefore: inout [UInt8]) throws -> Bool {
+        var setNewLine = false
+        position += 1
+        let name = try parsePartialName()
+        if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
+        if isStandalone(state) { setNewLine = true }
+        let body = try parse(state.withInheritancePartial(name))
+        var overrides: [String: [TemplateNode]] = [:]
+        for node in body {
+            switch node {
+            case .blockDefinition(let block, let nodes): overrides[block] = nodes
+            case .text: break
+            default: throw error("only `{{$block}}` definitions may stand inside `{{<\(name)}}`", at: tagStart)
+            }
+        }
+        nodes.append(.partial(name: name, indentation: whiteSpaceBefore, overrides: overrides))
+        whiteSpaceBefore = []
+        return setNewLine
+    }
+
+    /// `{{$block}}…{{/block}}`: a block definition inside a parent, or a block with default
+    /// content.
+    private mutating func parseBlock(state: State, nodes: inout [TemplateNode], whiteSpaceBefore: inout [UInt8]) throws -> Bool {
+        var setNewLine = false
+        position += 1
+        let name = try parseName()
+        if state.isPartialDefinitionTopLevel {
+            if isStandalone(state) { setNewLine = true }
+            let body = try parse(state.withSectionName(name, newLine: setNewLine))
+            nodes.append(.blockDefinition(name: name, nodes: body))
+        } else {
+            if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
+            if isStandalone(state) { setNewLine = true }
+            let body = try parse(state.withSectionName(name, newLine: setNewLine))
+            nodes.append(.block(name: name, defaultNodes: body, indentation: whiteSpaceBefore))
+            whiteSpaceBefore = []
+        }
+        return setNewLine
+    }
+
+    /// `{{! … }}`: skipped up to its `}}`.
+    private mutating func skipComment(from tagStart: Int) throws {
+        position += 1
+        while !atEnd {
+            if read("}}") { return }
+            position += 1
+        }
+        throw error("unfinished comment", at: tagStart)
+    }
+
+    /// What reading one tag did: closed the open section, or added nodes.
+    private enum TagOutcome {
+        case closed
+        /// `newLine`: the tag stood alone on its line, which counts as the start of a new one.
+        case parsed(newLine: Bool)
+    }
+
+    /// One tag after its `{{`: sections, closings, comments, variables, partials, parents and
+    /// blocks.
+    private mutating func parseTag(state: State, nodes: inout [TemplateNode], whiteSpaceBefore: inout [UInt8]) throws -> TagOutcome {
+        let tagStart = position - 2
+        var setNewLine = false
+        switch current {
+        case 0x23, 0x5E:  // # ^
+            let inverted = current == 0x5E
+            position += 1
+            let name = try parseName()
+            if isStandalone(state) {
+                setNewLine = true
+            } else if !whiteSpaceBefore.isEmpty {
+                nodes.append(.text(whiteSpaceBefore))
+                whiteSpaceBefore = []
+            }
+            let body = try parse(state.withSectionName(name, newLine: setNewLine))
+            nodes.append(inverted ? .inverted(TemplatePath(name), body) : .section(TemplatePath(name), body))
+
+        case 0x2F:  // /
+            position += 1
+            let nameStart = position
+            let name = try parseName()
+            guard name == state.sectionName else {
+                throw error(state.sectionName.map { "`{{/\(name)}}` closes `\($0)`, which is not open here" } ?? "`{{/\(name)}}` closes nothing", at: nameStart)
+            }
+            // (The caller's newline state comes from the opening tag, as in swift-mustache.)
+            if !isStandalone(state), !whiteSpaceBefore.isEmpty {
+                nodes.append(.text(whiteSpaceBefore))
+            }
+            return .closed
+
+        case 0x21:  // ! comment
+            try skipComment(from: tagStart)
+            setNewLine = isStandalone(state)
+
+        case 0x7B, 0x26:  // { &
+            let triple = current == 0x7B
+            if !whiteSpaceBefore.isEmpty {
+                nodes.append(.text(whiteSpaceBefore))
+                whiteSpaceBefore = []
+            }
+            position += 1
+            let name = try parseName()
+            if triple, !read("}") { throw error("unfinished tag: expected `}}}`") }
+            nodes.append(.variable(TemplatePath(name), escaped: false))
+
+        case 0x3E:  // > partial
+            position += 1
+            let name = try parsePartialName()
+            if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
+            if isStandalone(state) {
+                setNewLine = true
+                nodes.append(.partial(name: name, indentation: whiteSpaceBefore, overrides: nil))
+            } else {
+                nodes.append(.partial(name: name, indentation: nil, overrides: nil))
+            }
+            whiteSpaceBefore = []
+
+        case 0x3C:  // < parent
+            setNewLine = try parseParent(state: state, tagStart: tagStart, nodes: &nodes, whiteSpaceBefore: &whiteSpaceBefore)
+
+        case 0x24:  // $ block
+            setNewLine = try parseBlock(state: state, nodes: &nodes, whiteSpaceBefore: &whiteSpaceBefore)
+
+        case 0x3D:
+            throw error("set delimiters (`{{=…=}}`) are not supported", at: tagStart)
+        case 0x25:
+            throw error("configuration tags (`{{%…}}`) are not supported", at: tagStart)
+
+        default:
+            if !whiteSpaceBefore.isEmpty {
+                nodes.append(.text(whiteSpaceBefore))
+                whiteSpaceBefore = []
+            }
+            let name = try parseName()
+            nodes.append(.variable(TemplatePath(name), escaped: true))
+        }
+        return .parsed(newLine: setNewLine)
+    }
+
     private mutating func parse(_ initial: State) throws -> [TemplateNode] {
         var nodes: [TemplateNode] = []
         var state = initial
@@ -185,114 +324,10 @@ struct TemplateParser {
                 state.newLine = false
             }
             if atEnd { break }
-            let tagStart = position - 2
-            var setNewLine = false
-            switch current {
-            case 0x23, 0x5E:  // # ^
-                let inverted = current == 0x5E
-                position += 1
-                let name = try parseName()
-                if isStandalone(state) {
-                    setNewLine = true
-                } else if !whiteSpaceBefore.isEmpty {
-                    nodes.append(.text(whiteSpaceBefore))
-                    whiteSpaceBefore = []
-                }
-                let body = try parse(state.withSectionName(name, newLine: setNewLine))
-                nodes.append(inverted ? .inverted(TemplatePath(name), body) : .section(TemplatePath(name), body))
-
-            case 0x2F:  // /
-                position += 1
-                let nameStart = position
-                let name = try parseName()
-                guard name == state.sectionName else {
-                    throw error(state.sectionName.map { "`{{/\(name)}}` closes `\($0)`, which is not open here" } ?? "`{{/\(name)}}` closes nothing", at: nameStart)
-                }
-                // (The caller's newline state comes from the opening tag, as in swift-mustache.)
-                if !isStandalone(state), !whiteSpaceBefore.isEmpty {
-                    nodes.append(.text(whiteSpaceBefore))
-                }
-                return nodes
-
-            case 0x21:  // ! comment
-                position += 1
-                var closed = false
-                while !atEnd {
-                    if read("}}") { closed = true; break }
-                    position += 1
-                }
-                guard closed else { throw error("unfinished comment", at: tagStart) }
-                setNewLine = isStandalone(state)
-
-            case 0x7B, 0x26:  // { &
-                let triple = current == 0x7B
-                if !whiteSpaceBefore.isEmpty {
-                    nodes.append(.text(whiteSpaceBefore))
-                    whiteSpaceBefore = []
-                }
-                position += 1
-                let name = try parseName()
-                if triple, !read("}") { throw error("unfinished tag: expected `}}}`") }
-                nodes.append(.variable(TemplatePath(name), escaped: false))
-
-            case 0x3E:  // > partial
-                position += 1
-                let name = try parsePartialName()
-                if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
-                if isStandalone(state) {
-                    setNewLine = true
-                    nodes.append(.partial(name: name, indentation: whiteSpaceBefore, overrides: nil))
-                } else {
-                    nodes.append(.partial(name: name, indentation: nil, overrides: nil))
-                }
-                whiteSpaceBefore = []
-
-            case 0x3C:  // < parent
-                position += 1
-                let name = try parsePartialName()
-                if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
-                if isStandalone(state) { setNewLine = true }
-                let body = try parse(state.withInheritancePartial(name))
-                var overrides: [String: [TemplateNode]] = [:]
-                for node in body {
-                    switch node {
-                    case .blockDefinition(let block, let nodes): overrides[block] = nodes
-                    case .text: break
-                    default: throw error("only `{{$block}}` definitions may stand inside `{{<\(name)}}`", at: tagStart)
-                    }
-                }
-                nodes.append(.partial(name: name, indentation: whiteSpaceBefore, overrides: overrides))
-                whiteSpaceBefore = []
-
-            case 0x24:  // $ block
-                position += 1
-                let name = try parseName()
-                if state.isPartialDefinitionTopLevel {
-                    if isStandalone(state) { setNewLine = true }
-                    let body = try parse(state.withSectionName(name, newLine: setNewLine))
-                    nodes.append(.blockDefinition(name: name, nodes: body))
-                } else {
-                    if !whiteSpaceBefore.isEmpty { nodes.append(.text(whiteSpaceBefore)) }
-                    if isStandalone(state) { setNewLine = true }
-                    let body = try parse(state.withSectionName(name, newLine: setNewLine))
-                    nodes.append(.block(name: name, defaultNodes: body, indentation: whiteSpaceBefore))
-                    whiteSpaceBefore = []
-                }
-
-            case 0x3D:
-                throw error("set delimiters (`{{=…=}}`) are not supported", at: tagStart)
-            case 0x25:
-                throw error("configuration tags (`{{%…}}`) are not supported", at: tagStart)
-
-            default:
-                if !whiteSpaceBefore.isEmpty {
-                    nodes.append(.text(whiteSpaceBefore))
-                    whiteSpaceBefore = []
-                }
-                let name = try parseName()
-                nodes.append(.variable(TemplatePath(name), escaped: true))
+            switch try parseTag(state: state, nodes: &nodes, whiteSpaceBefore: &whiteSpaceBefore) {
+            case .closed: return nodes
+            case .parsed(let newLine): state.newLine = newLine
             }
-            state.newLine = setNewLine
         }
         if let open = state.sectionName {
             throw error("`{{\(open)}}` is never closed (expected `{{/\(open)}}`)")
