@@ -11,6 +11,8 @@ import JOSE
 /// Every key is handed out once and only in this process: keys stay fresh per run and distinct
 /// per provider and per rotation (docs/check.md, "Keys"). `take` never deadlocks: when no key is
 /// ready and none is being made for it, it makes one on the calling thread.
+// @unchecked: every stored var is read and written only with `condition` locked; an NSCondition,
+// not a Mutex, because `take` must sleep until a worker thread delivers a key.
 public final class RSAKeyPool: @unchecked Sendable {
     /// The pool of the process.
     public static let shared = RSAKeyPool()
