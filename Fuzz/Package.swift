@@ -38,17 +38,18 @@ let package = Package(
 
         // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.
         .target(name: "CFuzzer", path: "Support/CFuzzer"),
-        // One executable per fuzz target: LLVMFuzzerTestOneInput, and top-level code that runs
-        // libFuzzer's driver with it.
-        .executableTarget(name: "fuzz-spec", dependencies: ["FlowParser", "FlowLint", "FlowModel", "CFuzzer"],
+        // The entry point and driver call every target shares (`runFuzzer`).
+        .target(name: "FuzzDriver", dependencies: ["CFuzzer"], path: "Support/FuzzDriver"),
+        // One executable per fuzz target: a function over the input's bytes, run by FuzzDriver.
+        .executableTarget(name: "fuzz-spec", dependencies: ["FlowParser", "FlowLint", "FlowModel", "FuzzDriver"],
                           path: "Targets/spec"),
-        .executableTarget(name: "fuzz-legacy", dependencies: ["FlowImport", "FlowLint", "FlowModel", "CFuzzer"],
+        .executableTarget(name: "fuzz-legacy", dependencies: ["FlowImport", "FlowLint", "FlowModel", "FuzzDriver"],
                           path: "Targets/legacy"),
-        .executableTarget(name: "fuzz-arazzo", dependencies: ["FlowImport", "FlowLint", "FlowModel", "CFuzzer"],
+        .executableTarget(name: "fuzz-arazzo", dependencies: ["FlowImport", "FlowLint", "FlowModel", "FuzzDriver"],
                           path: "Targets/arazzo"),
-        .executableTarget(name: "fuzz-jws", dependencies: ["JOSE", "CFuzzer"], path: "Targets/jws"),
-        .executableTarget(name: "fuzz-jwks", dependencies: ["JOSE", "CFuzzer"], path: "Targets/jwks"),
-        .executableTarget(name: "fuzz-json", dependencies: ["JOSE", "CFuzzer"], path: "Targets/json"),
+        .executableTarget(name: "fuzz-jws", dependencies: ["JOSE", "FuzzDriver"], path: "Targets/jws"),
+        .executableTarget(name: "fuzz-jwks", dependencies: ["JOSE", "FuzzDriver"], path: "Targets/jwks"),
+        .executableTarget(name: "fuzz-json", dependencies: ["JOSE", "FuzzDriver"], path: "Targets/json"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,9 +1,6 @@
 // fuzz-json: any bytes through StrictJSON.parse under each duplicate-member policy; what
 // parses must serialize (jsonBytes) and parse back to the same value.
-import CFuzzer
-#if canImport(Glibc)
-import Glibc
-#endif
+import FuzzDriver
 import JOSE
 
 func finite(_ node: JSONNode) -> Bool {
@@ -15,9 +12,7 @@ func finite(_ node: JSONNode) -> Bool {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+func fuzzJSON(_ bytes: [UInt8]) {
     for policy in [StrictJSON.DuplicateMembers.reject, .firstWins, .lastWins] {
         guard let node = try? StrictJSON.parse(bytes, duplicates: policy) else { continue }
         let written = node.jsonBytes()
@@ -31,9 +26,6 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     _ = try? StrictJSON.parseObject(bytes, maxDepth: 4)
     _ = try? StrictJSON.parse(String(decoding: bytes, as: UTF8.self))
-    return 0
 }
 
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzJSON(data, size) }))
+runFuzzer(fuzzJSON)

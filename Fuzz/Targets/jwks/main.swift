@@ -1,9 +1,6 @@
 // fuzz-jwks: JSON bytes through JWKS.decode(json:) and JWK(json:), then every key through
 // RSAKey(jwk:) / ECKey(jwk:) (OpenSSL import and checks), thumbprints and re-encoding.
-import CFuzzer
-#if canImport(Glibc)
-import Glibc
-#endif
+import FuzzDriver
 import JOSE
 
 func exercise(_ jwk: JWK) {
@@ -23,9 +20,7 @@ func exercise(_ jwk: JWK) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJWKS(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+func fuzzJWKS(_ bytes: [UInt8]) {
     if let (set, skipped) = try? JWKS.decode(json: bytes) {
         precondition(skipped >= 0)
         for jwk in set.keys { exercise(jwk) }
@@ -34,9 +29,6 @@ public func fuzzJWKS(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         precondition(again?.set == set && again?.skipped == 0, "JWKS does not survive jsonBytes()")
     }
     if let jwk = try? JWK(json: bytes) { exercise(jwk) }
-    return 0
 }
 
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzJWKS(data, size) }))
+runFuzzer(fuzzJWKS)

@@ -1,9 +1,6 @@
 // fuzz-jws: compact JWS text through JWS.parse (strict and every leniency the mock backend
 // plays) and the whole JWTVerifier against fixed RSA, EC and HMAC keys.
-import CFuzzer
-#if canImport(Glibc)
-import Glibc
-#endif
+import FuzzDriver
 import JOSE
 
 nonisolated(unsafe) var keys: JWKS = JWKS(keys: [])
@@ -18,9 +15,7 @@ func fuzzInitialize() {
     ])
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJWS(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+func fuzzJWS(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     if let parsed = try? JWS.parse(text) {
         _ = parsed.algorithm
@@ -34,10 +29,7 @@ public func fuzzJWS(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for algorithm in [JWSAlgorithm.RS256, .ES256, .HS256] {
         _ = JWTVerifier(expectedAlgorithm: algorithm, understoodCriticalHeaders: ["b64"]).verify(text, jwks: keys)
     }
-    return 0
 }
 
 fuzzInitialize()
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzJWS(data, size) }))
+runFuzzer(fuzzJWS)

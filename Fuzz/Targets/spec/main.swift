@@ -1,16 +1,11 @@
 // fuzz-spec: any bytes through SpecParser.parse(bytes:file:), then the linter and the
 // diagnostic printers, as `flowspec lint` runs them.
-import CFuzzer
-#if canImport(Glibc)
-import Glibc
-#endif
+import FuzzDriver
 import FlowLint
 import FlowModel
 import FlowParser
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzSpec(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+func fuzzSpec(_ bytes: [UInt8]) {
     let file = "fuzz.md"
     let diagnostics: [Diagnostic]
     let text: String
@@ -38,9 +33,6 @@ public func fuzzSpec(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     })
     _ = DiagnosticPrinter.json(diagnostics, files: [file])
     _ = DiagnosticPrinter.sarif(diagnostics, toolVersion: "fuzz")
-    return 0
 }
 
-var argc = CommandLine.argc
-var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzSpec(data, size) }))
+runFuzzer(fuzzSpec)
