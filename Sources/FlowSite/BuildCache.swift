@@ -3,6 +3,27 @@
 /// length-prefixed fields (no escaping, no scanning), because it is read and written on every
 /// rebuild and must cost a few milliseconds for 10 000 flows. A damaged or older cache is
 /// ignored (the build is then a full one).
+/// What the site knows about one flow's page between builds: the same fields in memory
+/// (`SiteBuilder.FlowInfo`) and in the cache (`BuildCache.Entry`), declared once.
+struct FlowRecord: Sendable, Equatable {
+    var path: String
+    var contentHash: String
+    var id: String
+    var lang: String
+    var translationOf: String
+    var title: String
+    /// Lowercased title, the index's sort key (kept in the cache: lowercasing is not cheap).
+    var titleKey: String
+    var tags: [String]
+    var card: String
+    /// The OpenAPI description the flow names (`openapi:`, resolved), "" for none: its content
+    /// is part of the page key, so a changed description re-renders the page.
+    var openapi: String
+    var pageKey: String
+
+    var groupKey: String { translationOf.isEmpty ? id : translationOf }
+}
+
 struct BuildCache: Sendable {
     static let formatVersion = "flowspec-site-cache 9"
     /// The header: format, global key, number of shards. Its presence marks a flowspec site.
@@ -11,24 +32,16 @@ struct BuildCache: Sendable {
     /// the shards whose entries changed and hard-links the others.
     static func shardPath(_ shard: Int) -> String { ".flowspec/cache-\(shard)" }
 
+    /// A flow's record as the cache keeps it: the record, the spec's size and modification time
+    /// when it was hashed (machine-specific), and the file's own diagnostics (parse and per-flow
+    /// rules), one JSON object per line.
+    @dynamicMemberLookup
     struct Entry: Sendable, Equatable {
-        var path: String
-        /// Size and modification time of the spec when it was hashed (machine-specific).
+        var record: FlowRecord
         var stat: String
-        var contentHash: String
-        var id: String
-        var lang: String
-        var translationOf: String
-        var title: String
-        var titleKey: String
-        var pageKey: String
-        var tags: [String]
-        var card: String
-        /// The file's own diagnostics (parse and per-flow rules), one JSON object per line.
         var diagnostics: String
-        /// The OpenAPI description the flow names (`openapi:`, resolved), "" for none: its
-        /// content is part of the page key, so a changed description re-renders the page.
-        var openapi: String
+
+        subscript<Value>(dynamicMember field: KeyPath<FlowRecord, Value>) -> Value { record[keyPath: field] }
     }
 
     var globalKey: String
@@ -94,11 +107,11 @@ struct BuildCache: Sendable {
                   let pageKey = reader.field(), let tags = reader.field(), let card = reader.field(), let diagnostics = reader.field(),
                   let openapi = reader.field()
             else { return nil }
-            entries.append(Entry(
-                path: path, stat: stat, contentHash: contentHash, id: id, lang: lang, translationOf: translationOf, title: title, titleKey: titleKey, pageKey: pageKey,
+            let record = FlowRecord(
+                path: path, contentHash: contentHash, id: id, lang: lang, translationOf: translationOf, title: title, titleKey: titleKey,
                 tags: tags.isEmpty ? [] : tags.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) },
-                card: card, diagnostics: diagnostics, openapi: openapi
-            ))
+                card: card, openapi: openapi, pageKey: pageKey)
+            entries.append(Entry(record: record, stat: stat, diagnostics: diagnostics))
         }
         guard reader.atEnd else { return nil }
         return entries

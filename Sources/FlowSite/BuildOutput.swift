@@ -48,11 +48,7 @@ extension SiteBuilder {
         let statByPath = Dictionary(sources.map { ($0.path, $0.stat) }, uniquingKeysWith: { first, _ in first })
         let newCache = BuildCache(globalKey: setup.globalKey, entries: infos.map { info in
             let encoded = info.diagnostics.compactMap { (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) } }
-            return BuildCache.Entry(
-                path: info.path, stat: statByPath[info.path] ?? "", contentHash: info.contentHash, id: info.id, lang: info.lang, translationOf: info.translationOf,
-                title: info.title, titleKey: info.titleKey, pageKey: info.pageKey, tags: info.tags, card: info.card,
-                diagnostics: encoded.joined(separator: "\n"), openapi: info.openapi
-            )
+            return BuildCache.Entry(record: info.record, stat: statByPath[info.path] ?? "", diagnostics: encoded.joined(separator: "\n"))
         })
         try newCache.write(to: temporary, shards: Self.searchShards, shardOf: Self.shard(of:), previous: previous.cache, previousSite: output)
     }

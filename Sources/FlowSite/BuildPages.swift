@@ -7,25 +7,21 @@ import Foundation
 // each page, decide which pages to render and which to reuse, render them on all cores.
 
 extension SiteBuilder {
-    /// Everything the index, search and switchers need about one flow.
+    /// Everything the index, search and switchers need about one flow: its record (what the
+    /// cache keeps), and what a build makes fresh.
+    @dynamicMemberLookup
     struct FlowInfo: Sendable {
-        var path: String
-        var contentHash: String
-        var id: String
-        var lang: String
-        var translationOf: String
-        var title: String
-        /// Lowercased title, the index's sort key (kept in the cache: lowercasing is not cheap).
-        var titleKey: String
-        var tags: [String]
-        var card: String
-        var search: String
+        var record: FlowRecord
+        var search = ""
         var diagnostics: [Diagnostic]
+        /// The parsed flow; nil for a flow described from the cache.
         var flow: Flow?
-        /// The OpenAPI description file the flow names, "" for none.
-        var openapi = ""
-        var pageKey = ""
-        var groupKey: String { translationOf.isEmpty ? id : translationOf }
+
+        subscript<Value>(dynamicMember field: WritableKeyPath<FlowRecord, Value>) -> Value {
+            get { record[keyPath: field] }
+            set { record[keyPath: field] = newValue }
+        }
+        var groupKey: String { record.groupKey }
     }
 
     /// Pages to render (parsed flows whose key changed or whose old page is missing) and pages
@@ -46,20 +42,15 @@ extension SiteBuilder {
         for source in sources {
             if let flow = parsedByPath[source.path] {
                 let plainTitle = MarkdownRenderer.plainText(source: flow.title).trimmingCharacters()
-                infos.append(FlowInfo(
+                let record = FlowRecord(
                     path: source.path, contentHash: source.hash, id: flow.id, lang: flow.lang,
                     translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
-                    tags: flow.tags, card: "", search: "", diagnostics: specs.diagnosticsByFile[source.path] ?? [], flow: flow,
-                    openapi: APIDescriptionCache.file(for: flow) ?? ""
-                ))
+                    tags: flow.tags, card: "", openapi: APIDescriptionCache.file(for: flow) ?? "", pageKey: "")
+                infos.append(FlowInfo(record: record, diagnostics: specs.diagnosticsByFile[source.path] ?? [], flow: flow))
             } else if !plan.toParse.contains(source.path), let entry = previous.entries[source.path] {
                 let replayed = entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
                 diagnostics += replayed
-                infos.append(FlowInfo(
-                    path: entry.path, contentHash: entry.contentHash, id: entry.id, lang: entry.lang, translationOf: entry.translationOf,
-                    title: entry.title, titleKey: entry.titleKey, tags: entry.tags, card: entry.card, search: "", diagnostics: replayed, flow: nil,
-                    openapi: entry.openapi
-                ))
+                infos.append(FlowInfo(record: entry.record, diagnostics: replayed, flow: nil))
             }
         }
         return infos

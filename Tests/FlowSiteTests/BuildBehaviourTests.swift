@@ -116,12 +116,13 @@ struct BuildBehaviourTests {
     }
 
     @Test func cacheRoundTrips() throws {
-        let entry = BuildCache.Entry(
-            path: "flows/ä.md", stat: "12:3.4", contentHash: "abc", id: "a", lang: "vi", translationOf: "", title: "Đăng nhập\tB",
-            titleKey: "đăng nhập\tb", pageKey: "k", tags: ["x", "", "y z"], card: "<li>\n\\</li>", diagnostics: "{\"a\":1}\n{}",
-            openapi: "openapi/ö.yaml"
+        let record = FlowRecord(
+            path: "flows/ä.md", contentHash: "abc", id: "a", lang: "vi", translationOf: "", title: "Đăng nhập\tB",
+            titleKey: "đăng nhập\tb", tags: ["x", "", "y z"], card: "<li>\n\\</li>", openapi: "openapi/ö.yaml", pageKey: "k"
         )
-        let empty = BuildCache.Entry(path: "p", stat: "", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", pageKey: "", tags: [], card: "", diagnostics: "", openapi: "")
+        let entry = BuildCache.Entry(record: record, stat: "12:3.4", diagnostics: "{\"a\":1}\n{}")
+        let nothing = FlowRecord(path: "p", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", tags: [], card: "", openapi: "", pageKey: "")
+        let empty = BuildCache.Entry(record: nothing, stat: "", diagnostics: "")
         let parsed = try #require(BuildCache.parseShard(BuildCache.serializeShard([entry, empty])))
         #expect(parsed == [entry, empty])
         #expect(parsed[1].tags.isEmpty)
