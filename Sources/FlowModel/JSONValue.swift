@@ -65,26 +65,46 @@ public enum JSONValue: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// JSON string literal for `text`, escaping what RFC 8259 requires.
-    public static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
+    /// JSON string literal for `text`, escaping what RFC 8259 requires (`"`, `\\`, controls).
+    /// `scriptSafe` also escapes what ends or changes a `<script>` in HTML (`<`, `>`, `&`) and
+    /// JavaScript's line terminators U+2028/U+2029, for JSON embedded in pages. The one JSON
+    /// string writer of the package; text without anything to escape costs one scan.
+    public static func quote(_ text: String, scriptSafe: Bool = false) -> String {
+        let plain = text.utf8.allSatisfy {
+            $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && (!scriptSafe || ($0 != 0x3C && $0 != 0x3E && $0 != 0x26 && $0 != 0xE2))
         }
-        return out + "\""
+        if plain { return "\"" + text + "\"" }
+        var out: [UInt8] = [0x22]
+        out.reserveCapacity(text.utf8.count + 16)
+        let bytes = Array(text.utf8)
+        var index = 0
+        func escape(_ literal: StaticString) { literal.withUTF8Buffer { out.append(contentsOf: $0) } }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 0x22: escape("\\\"")
+            case 0x5C: escape("\\\\")
+            case 0x0A: escape("\\n")
+            case 0x0D: escape("\\r")
+            case 0x09: escape("\\t")
+            case 0x3C where scriptSafe: escape("\\u003c")
+            case 0x3E where scriptSafe: escape("\\u003e")
+            case 0x26 where scriptSafe: escape("\\u0026")
+            case 0xE2 where scriptSafe && index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                escape(bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029")
+                index += 2
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                escape("\\u00")
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default:
+                out.append(byte)
+            }
+            index += 1
+        }
+        out.append(0x22)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
