@@ -210,4 +210,19 @@ struct KeyTests {
         #expect(SystemRandom().bytes(32) != SystemRandom().bytes(32))
         #expect(SystemRandom().bytes(0).isEmpty)
     }
+
+    /// A 3-prime key (what the mock providers sign with) is an RSA-2048 key like any other to a
+    /// verifier: its public JWK alone, reloaded, verifies its RS256 signatures, a tampered input
+    /// fails, and the private key really holds three primes.
+    @Test func multiPrimeKeysSignLikeAnyRSAKey() throws {
+        let key = try RSAKey.generate(bits: 2048, primes: 3)
+        #expect(key.bits == 2048)
+        #expect(OpenSSL.hasParam(key.pkey, "rsa-factor3"), "a third prime")
+        #expect(!OpenSSL.hasParam(try RSAKey.generate(bits: 2048).pkey, "rsa-factor3"), "two primes by default")
+        let verifier = try RSAKey(jwk: key.publicJWK(kid: "k"))
+        let signature = try key.sign(Self.message, algorithm: .RS256)
+        #expect(signature.count == 256)
+        #expect(verifier.verify(signature, for: Self.message, algorithm: .RS256))
+        #expect(!verifier.verify(signature, for: Self.message + [0x2E], algorithm: .RS256))
+    }
 }

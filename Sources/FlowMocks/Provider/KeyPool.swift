@@ -99,7 +99,11 @@ public final class RSAKeyPool: @unchecked Sendable {
         }
     }
 
+    /// Provider keys are 3-prime RSA-2048: the same public keys and RS256 signatures to any
+    /// verifier, made 2–3× faster (docs/check.md, "Keys"; `bench/check-bench.sh` times both).
+    public static let primes = 3
+
     private func make() -> RSAKey {
-        do { return try RSAKey.generate(bits: bits) } catch { fatalError("OpenSSL could not generate an RSA key: \(error)") }
+        do { return try RSAKey.generate(bits: bits, primes: Self.primes) } catch { fatalError("OpenSSL could not generate an RSA key: \(error)") }
     }
 }

@@ -20,9 +20,9 @@ public final class ProviderKeyMaterial: Sendable {
     /// `spares` for rotations.
     public static func generate(signingKeys: Int = 3, spares: Int = 2, bits: Int = 2048) throws -> ProviderKeyMaterial {
         ProviderKeyMaterial(
-            signing: try (0..<max(1, signingKeys)).map { _ in try RSAKey.generate(bits: bits) },
-            spares: try (0..<spares).map { _ in try RSAKey.generate(bits: bits) },
-            attacker: try RSAKey.generate(bits: bits))
+            signing: try (0..<max(1, signingKeys)).map { _ in try RSAKey.generate(bits: bits, primes: RSAKeyPool.primes) },
+            spares: try (0..<spares).map { _ in try RSAKey.generate(bits: bits, primes: RSAKeyPool.primes) },
+            attacker: try RSAKey.generate(bits: bits, primes: RSAKeyPool.primes))
     }
 }
 
