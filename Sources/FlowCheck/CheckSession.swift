@@ -85,6 +85,7 @@ public enum CheckSession {
             return (error.exitCode, nil)
         }
         let (providers, backendURL, stopServers, clientID) = (servers.providers, servers.backendURL, servers.stop, servers.clientID)
+        await limitKeys(of: providers, items: items)
 
         let transport = CountingTransport(transport ?? AHCTransport())
         // Reachability: something must accept TCP connections there (any HTTP answer will do).
@@ -232,17 +233,38 @@ extension CheckSession {
     /// S8, N2, P6), and one per key rotation (P5, P6).
     static func keysNeeded(items: [WorkItem], flows: [Flow], catalog: ProviderCatalog) -> Int {
         let flowsByID = Dictionary(flows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var profiles: [ProviderProfile] = []
-        var attackers: [ProviderProfile] = []
+        let signsWithAll = flowsSigningWithEveryKey(items)
+        var profiles: [ProviderProfile: Bool] = [:]
+        var attacker = false
         var rotations = 0
         for item in items {
             guard let flow = flowsByID[item.flowID], let profile = catalog.resolvedProfile(for: flow) else { continue }
-            if !profiles.contains(profile) { profiles.append(profile) }
+            profiles[profile] = (profiles[profile] ?? false) || signsWithAll.contains(flow.id)
             guard case .tokenCase(let work) = item.payload else { continue }
             if ["P5", "P6"].contains(work.tokenCase.id) { rotations += 1 }
-            if work.forgery?.needsAttackerKey == true, !attackers.contains(profile) { attackers.append(profile) }
+            if work.forgery?.needsAttackerKey == true { attacker = true }
         }
-        return 3 * profiles.count + attackers.count + rotations
+        // Three signing keys per provider when the plan signs with the 2nd and 3rd (P4), else
+        // one and two decoys; one attacker key for the process; one key per rotation.
+        return profiles.values.reduce(0) { $0 + ($1 ? 3 : 1) } + (attacker ? 1 : 0) + rotations
+    }
+
+    /// The flows whose plan signs with the 2nd and 3rd keys of the JWKS (P4).
+    static func flowsSigningWithEveryKey(_ items: [WorkItem]) -> Set<String> {
+        Set(items.compactMap { item in
+            if case .tokenCase(let work) = item.payload, work.tokenCase.id == "P4" { item.flowID } else { nil }
+        })
+    }
+
+    /// Providers none of whose planned flows signs with the 2nd and 3rd keys serve decoys there.
+    static func limitKeys(of providers: [String: FlowProvider], items: [WorkItem]) async {
+        let signsWithAll = flowsSigningWithEveryKey(items)
+        var needsAll: [ObjectIdentifier: (MockProvider, Bool)] = [:]
+        for (flowID, flowProvider) in providers {
+            let id = ObjectIdentifier(flowProvider.provider)
+            needsAll[id] = (flowProvider.provider, (needsAll[id]?.1 ?? false) || signsWithAll.contains(flowID))
+        }
+        for (provider, all) in needsAll.values where !all { await provider.limitPrivateSigningKeys(to: 1) }
     }
 
     /// Where the backend must point its provider configuration, printed at start.

@@ -26,6 +26,7 @@ public final class RSAKeyPool: @unchecked Sendable {
     /// Takers waiting for a key that is wanted or being made.
     private var claims = 0
     private var workers = 0
+    private var sharedAttacker: RSAKey?
     private let bits: Int
     private let maxWorkers: Int
 
@@ -97,6 +98,23 @@ public final class RSAKeyPool: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
+    }
+
+    /// The attacker's key of this process, taken from the pool on first use and the same
+    /// afterwards: signatures no provider's JWKS vouches for.
+    public func attacker() -> RSAKey {
+        condition.lock()
+        if let sharedAttacker {
+            condition.unlock()
+            return sharedAttacker
+        }
+        condition.unlock()
+        let key = take(1)[0]
+        condition.lock()
+        defer { condition.unlock() }
+        if let sharedAttacker { return sharedAttacker }  // another thread won the race
+        sharedAttacker = key
+        return key
     }
 
     /// Provider keys are 3-prime RSA-2048: the same public keys and RS256 signatures to any

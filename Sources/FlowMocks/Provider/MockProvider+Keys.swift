@@ -11,7 +11,8 @@ extension MockProvider {
     public var hasKeys: Bool { signingKey != nil }
 
     /// The JWKS starts with 3 signing keys (P4 signs with the 2nd and 3rd): taken on first use
-    /// from `RSAKeyPool` (made on every core).
+    /// from `RSAKeyPool` (made on every core). When the run will not sign with the 2nd and 3rd
+    /// (`limitPrivateSigningKeys`), they are decoys: public keys whose private half nobody holds.
     func ensureKeys() {
         guard signingKey == nil else { return }
         let material: [RSAKey]
@@ -20,7 +21,7 @@ extension MockProvider {
             spares = givenMaterial.spares
             attackerKey = givenMaterial.attacker
         } else {
-            material = Self.generate(3)
+            material = Self.generate(privateSigningKeys) + (privateSigningKeys..<3).map { _ in Self.decoy() }
         }
         var seen = Set<String>()
         for key in material {
@@ -31,10 +32,31 @@ extension MockProvider {
         signingKey = signingKeys.first
     }
 
+    /// Only the first `count` (1…3) of the JWKS's three signing keys get a private half; the
+    /// others are decoys. For a run whose plan never signs with the 2nd or 3rd key (no P4), so
+    /// that it does not wait for keys it will not use. Before the first sign-in only.
+    public func limitPrivateSigningKeys(to count: Int) {
+        guard signingKey == nil, givenMaterial == nil else { return }
+        privateSigningKeys = min(3, max(1, count))
+    }
+
+    /// A JWKS entry no one can sign for: an RSA public key (e = 65537) whose modulus is 2048
+    /// random bits, odd, top bit set. A verifier cannot tell it from a real key without factoring
+    /// it — and a real key whose private half was thrown away is exactly what a decoy is.
+    static func decoy() -> RSAKey {
+        var modulus = SystemRandom().bytes(256)
+        modulus[0] |= 0x80
+        modulus[255] |= 0x01
+        // A public JWK with a well-formed modulus always loads.
+        return try! RSAKey(jwk: JWK(kty: "RSA", n: Base64URL.encode(modulus), e: "AQAB"))
+    }
+
+    /// The attacker's key (S2, S7, S8, N2, P6's `enc` entry): one per process for every provider
+    /// — it is in no provider's signing keys, so sharing it changes nothing a backend can see.
     func attacker() -> RSAKey {
         ensureKeys()
         if let attackerKey { return attackerKey }
-        let key = Self.generate(1)[0]
+        let key = RSAKeyPool.shared.attacker()
         attackerKey = key
         return key
     }

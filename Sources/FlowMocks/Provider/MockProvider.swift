@@ -50,6 +50,8 @@ public actor MockProvider: MockHTTPHandler {
     let givenMaterial: ProviderKeyMaterial?
     var entries: [JWKSEntry] = []
     var signingKey: ProviderKey?
+    /// How many of the JWKS's three signing keys have a private half (the rest are decoys).
+    var privateSigningKeys = 3
     var spares: [RSAKey] = []
     var attackerKey: RSAKey?
     let attackerKeyID: String
