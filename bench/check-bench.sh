@@ -8,7 +8,8 @@
 #   4. memory: peak RSS of a check of flows/ and of 10 copies of it;
 #   5. instructions (callgrind, stable whatever the machine's load): per item of one flow's check
 #      and per flow built (`flowspec build`), next to one RS256 signature by `openssl dgst`;
-#   6. anchors: wrk against the same mock HTTP server, `openssl speed rsa2048`.
+#   6. anchors: wrk against the same mock HTTP server, `openssl speed rsa2048`, RSA-2048 key
+#      generation with two and three primes (`openssl genpkey`).
 # It reports; it never fails on a time.
 #
 #   bench/check-bench.sh [runs=3]   everything (a few minutes)
@@ -71,6 +72,11 @@ nflows=$(ls flows/*.md | wc -l)
 cpu_base=$(cpu "$bin" check "$flow" --case path-1); cpu_whole=$(cpu "$bin" check "$flow")
 rm -rf "$out/site"; cpu_build=$(cpu "$bin" build flows/ --out "$out/site")
 openssl genrsa -out "$out/key.pem" 2048 2>/dev/null
+# Key generation, the anchor of start-up: CPU of 10 RSA-2048 keys with two primes (the usual key)
+# and with three (what the mock providers make; docs/check.md, "Keys").
+keygen() { cpu bash -c "for i in \$(seq 10); do openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -pkeyopt rsa_keygen_primes:$1 -out /dev/null; done"; }
+keygen2=$(keygen 2); keygen3=$(keygen 3)
+echo "RSA-2048 key generation, CPU per key (openssl genpkey, 10 keys): two primes $(python3 -c "print(f'{$keygen2 * 100:.0f}')") ms, three primes $(python3 -c "print(f'{$keygen3 * 100:.0f}')") ms"
 for i in $(seq 21); do echo "$i" > "$out/m$i"; done
 cpu_sign=$(openssl speed -seconds 1 rsa2048 2>/dev/null | awk '/^rsa 2048/ {sub("s$", "", $4); print $4}')
 base=$(instructions base "$bin" check "$flow" --case path-1 --timeout 60)
