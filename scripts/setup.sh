@@ -3,13 +3,15 @@
 #   scripts/setup.sh            build + run needs: libcmark-gfm(-extensions)-dev, libssl-dev, pkg-config
 #   scripts/setup.sh --test     also what the tests drive: chromium, libxml2-utils (xmllint), graphviz
 #   scripts/setup.sh --bench    also the benchmark anchors: hugo, cmark-gfm, time, wrk
+#   scripts/setup.sh --bench-ci the anchors of the benches' CI mode: cmark-gfm, time, wrk, valgrind
 set -euo pipefail
 
 want=(libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev pkg-config)
 for arg in "$@"; do
   case "$arg" in
     --test) want+=(chromium libxml2-utils graphviz fonts-dejavu-core) ;;
-    --bench) want+=(hugo cmark-gfm time wrk) ;;
+    --bench) want+=(hugo cmark-gfm time wrk valgrind) ;;
+    --bench-ci) want+=(cmark-gfm time wrk valgrind) ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done

@@ -40,4 +40,16 @@ if scripts/fuzz.sh --probe; then
 else
   echo "fuzz: skipped (the toolchain cannot build -sanitize=fuzzer targets; see above)"
 fi
+
+# Figures for regressions (issue 14): the benches' CI mode with the debug binary built above —
+# CPU per item checked and per flow built next to their anchors. Reports only: a slow or failed
+# bench never changes the suite's status.
+echo "== benches, CI mode (debug build; figures only, never a failure)"
+if scripts/setup.sh --bench-ci >/dev/null; then
+  debug=$(swift build --show-bin-path)/flowspec
+  FLOWSPEC=$debug timeout 600 bench/check-bench.sh --ci 1 || echo "bench: check-bench did not finish (report only)"
+  FLOWSPEC=$debug timeout 300 bench/site-bench.sh --ci || echo "bench: site-bench did not finish (report only)"
+else
+  echo "bench: its anchors could not be installed (report only)"
+fi
 exit "$status"
