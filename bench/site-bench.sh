@@ -30,8 +30,11 @@ trap 'rm -rf "$WORK"' EXIT
 # generate N DIR: N specs in DIR/flows (flowspec), DIR/md (plain Markdown for cmark), DIR/hugo (hugo site).
 generate() {
   python3 - "$ROOT/flows" "$1" "$2" <<'PY'
-import os, re, sys
+import os, re, shutil, sys
 src, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+# The OpenAPI descriptions the flows name (`openapi: ../openapi/…`), beside the generated flows.
+if os.path.isdir(os.path.join(src, "..", "openapi")):
+    shutil.copytree(os.path.join(src, "..", "openapi"), os.path.join(out, "openapi"))
 specs = []
 for name in sorted(os.listdir(src)):
     if name.endswith(".md"):
