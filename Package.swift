@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(name: "FlowSiteEmbedTheme", path: "Plugins/FlowSiteEmbedTheme"),
         .plugin(name: "EmbedThemePlugin", capability: .buildTool(), dependencies: ["FlowSiteEmbedTheme"]),
         // JOSE by hand on OpenSSL's EVP API: the checker must emit byte-exact malformed tokens.
-        .target(name: "JOSE", dependencies: ["COpenSSL"]),
+        .target(name: "JOSE", dependencies: ["FlowModel", "COpenSSL"]),
 
         // Servers from here on: the mock identity provider (flowspec plays Apple) and the
         // spec-driven mock backend.
@@ -146,7 +146,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "JOSETests", dependencies: ["JOSE"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "FlowModel"]),
         .testTarget(
             name: "FlowCheckTests",
             // `flowspec` itself: ShardProcessTests runs shards in separate processes.

@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "FlowLint", dependencies: ["FlowModel", "FlowParser", "FlowOpenAPI"], path: "Core/FlowLint"),
         .target(name: "FlowExport", dependencies: ["FlowModel", "Yams"], path: "Core/FlowExport"),
         .target(name: "FlowImport", dependencies: ["FlowModel", "FlowParser", "FlowExport", "Yams"], path: "Core/FlowImport"),
-        .target(name: "JOSE", dependencies: ["COpenSSL"], path: "Core/JOSE"),
+        .target(name: "JOSE", dependencies: ["FlowModel", "COpenSSL"], path: "Core/JOSE"),
 
         // libFuzzer's LLVMFuzzerRunDriver, declared for Swift.
         .target(name: "CFuzzer", path: "Support/CFuzzer"),
@@ -47,9 +47,9 @@ let package = Package(
                           path: "Targets/legacy"),
         .executableTarget(name: "fuzz-arazzo", dependencies: ["FlowImport", "FlowLint", "FlowModel", "FuzzDriver"],
                           path: "Targets/arazzo"),
-        .executableTarget(name: "fuzz-jws", dependencies: ["JOSE", "FuzzDriver"], path: "Targets/jws"),
-        .executableTarget(name: "fuzz-jwks", dependencies: ["JOSE", "FuzzDriver"], path: "Targets/jwks"),
-        .executableTarget(name: "fuzz-json", dependencies: ["JOSE", "FuzzDriver"], path: "Targets/json"),
+        .executableTarget(name: "fuzz-jws", dependencies: ["JOSE", "FlowModel", "FuzzDriver"], path: "Targets/jws"),
+        .executableTarget(name: "fuzz-jwks", dependencies: ["JOSE", "FlowModel", "FuzzDriver"], path: "Targets/jwks"),
+        .executableTarget(name: "fuzz-json", dependencies: ["JOSE", "FlowModel", "FuzzDriver"], path: "Targets/json"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 
 /// A JSON Web Key (RFC 7517) as plain base64url strings — the wire form. Turn it

@@ -1,3 +1,5 @@
+import FlowModel
+
 /// How to sign a JWS. The algorithm used is the signer's, whatever the header says:
 /// `JWS.sign` never reads the header, so callers can mint `alg` mismatches on purpose.
 public enum JWSSigner: Sendable {

@@ -1,3 +1,5 @@
+import FlowModel
+
 /// Why `JWTVerifier` refused a token. Each case names one check, so the mock
 /// backend can answer precisely and tests can assert which rule fired.
 public enum JWTVerificationError: Error, Equatable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import FlowModel
 import Testing
 @testable import JOSE
 

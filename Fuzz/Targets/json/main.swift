@@ -1,5 +1,6 @@
 // fuzz-json: any bytes through StrictJSON.parse under each duplicate-member policy; what
 // parses must serialize (jsonBytes) and parse back to the same value.
+import FlowModel
 import FuzzDriver
 import JOSE
 

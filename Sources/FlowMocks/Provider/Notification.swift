@@ -1,3 +1,4 @@
+import FlowModel
 import JOSE
 
 /// A server-to-server notification Apple sends to the backend's notification endpoint.

@@ -1,3 +1,4 @@
+
 /// A JSON value that keeps what JOSE work needs and `JSONSerialization` loses:
 /// member order, duplicate members (when you build them on purpose), and the
 /// integer/double distinction (`exp` stays an `Int64`).
@@ -78,7 +79,7 @@ public struct JSONObject: Hashable, Sendable, Sequence {
     public func string(_ name: String) -> String? { self[name]?.stringValue }
     public func int64(_ name: String) -> Int64? { self[name]?.int64Value }
 
-    static func same(_ a: String, _ b: String) -> Bool { a.unicodeScalars.elementsEqual(b.unicodeScalars) }
+    package static func same(_ a: String, _ b: String) -> Bool { a.unicodeScalars.elementsEqual(b.unicodeScalars) }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.count == rhs.members.count
@@ -125,7 +126,7 @@ extension JSONNode {
 
     public func jsonString() -> String { String(decoding: jsonBytes(), as: UTF8.self) }
 
-    func write(to out: inout [UInt8]) {
+    package func write(to out: inout [UInt8]) {
         switch self {
         case .null: out += Array("null".utf8)
         case .bool(let value): out += Array((value ? "true" : "false").utf8)
@@ -149,7 +150,7 @@ extension JSONNode {
         }
     }
 
-    static func writeString(_ value: String, to out: inout [UInt8]) {
+    package static func writeString(_ value: String, to out: inout [UInt8]) {
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
@@ -179,7 +180,7 @@ extension JSONObject {
 
     public func jsonString() -> String { String(decoding: jsonBytes(), as: UTF8.self) }
 
-    func write(to out: inout [UInt8]) {
+    package func write(to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
