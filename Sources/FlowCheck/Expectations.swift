@@ -79,13 +79,13 @@ public struct ExpectationCheck: Sendable {
         }
         for header in expectation?.headers ?? [] {
             let value = response.header(header.name)
-            if let problem = Self.judge(value.map(JSONValue.string), matcher: header.matcher, what: "header \(header.name)", interpolator: interpolator) {
+            if let problem = Self.judge(value.map(JSONNode.string), matcher: header.matcher, what: "header \(header.name)", interpolator: interpolator) {
                 problems.append(problem)
             }
         }
         let needsJSON = !(expectation?.json.isEmpty ?? true)
             || (expectation?.captures.contains { if case .json = $0.source { true } else { false } } ?? false)
-        var json: JSONValue?
+        var json: JSONNode?
         if needsJSON, !response.truncated {
             json = Self.parseJSON(response.body)
             if json == nil {
@@ -119,13 +119,13 @@ public struct ExpectationCheck: Sendable {
         self.captures = captures
     }
 
-    static func parseJSON(_ body: [UInt8]) -> JSONValue? {
+    static func parseJSON(_ body: [UInt8]) -> JSONNode? {
         guard !body.isEmpty else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: Data(body))
+        return try? JSONDecoder().decode(JSONNode.self, from: Data(body))
     }
 
     /// Nil when `value` satisfies `matcher`, else the problem.
-    static func judge(_ value: JSONValue?, matcher: ValueMatcher, what: String, interpolator: Interpolator) -> String? {
+    static func judge(_ value: JSONNode?, matcher: ValueMatcher, what: String, interpolator: Interpolator) -> String? {
         switch matcher {
         case .exists(let present):
             if present, value == nil { return "\(what) is absent, expected present" }
@@ -135,7 +135,7 @@ public struct ExpectationCheck: Sendable {
             guard let value else { return "\(what) is absent, expected \(type.rawValue)" }
             return value.typeName == type ? nil : "\(what) is \(value.typeName.rawValue), expected \(type.rawValue)"
         case .equals(let expected):
-            let resolved: JSONValue
+            let resolved: JSONNode
             if case .string(let text) = expected, let interpolated = try? interpolator.apply(text) {
                 resolved = .string(interpolated)
             } else {

@@ -115,7 +115,7 @@ public enum SpecWriter {
         case .equals(let value): return value.description
         case .type(let type): return "{ type: \(type.rawValue) }"
         case .exists(let flag): return "{ exists: \(flag) }"
-        case .matches(let pattern): return "{ matches: \(JSONValue.quote(pattern)) }"
+        case .matches(let pattern): return "{ matches: \(JSONNode.quote(pattern)) }"
         }
     }
 
@@ -136,7 +136,7 @@ public enum SpecWriter {
             || reserved.contains(text.lowercased())
             || text.first == " " || text.last == " " || text.first == "-" || text.first == "?"
             || Double(text) != nil
-        return needsQuotes ? JSONValue.quote(text) : text
+        return needsQuotes ? JSONNode.quote(text) : text
     }
 }
 

@@ -184,7 +184,7 @@ public struct JSONAssertion: Hashable, Sendable, Codable {
 /// What a value must be.
 public enum ValueMatcher: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Equal to this JSON value (placeholders in strings are interpolated first).
-    case equals(JSONValue)
+    case equals(JSONNode)
     /// Of this JSON type.
     case type(JSONType)
     /// Present (`true`) or absent (`false`).
@@ -308,7 +308,7 @@ public struct JSONPath: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// The value this path names inside `root`, or nil when it is absent.
-    public func evaluate(in root: JSONValue) -> JSONValue? {
+    public func evaluate(in root: JSONNode) -> JSONNode? {
         var current = root
         for component in components {
             switch (component, current) {

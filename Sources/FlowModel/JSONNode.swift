@@ -1,10 +1,13 @@
 
-/// A JSON value that keeps what JOSE work needs and `JSONSerialization` loses:
-/// member order, duplicate members (when you build them on purpose), and the
-/// integer/double distinction (`exp` stays an `Int64`).
+/// The package's one JSON value: expected values of `expect` blocks, request and response
+/// bodies, exports, and tokens. It keeps what JOSE work needs and `JSONSerialization` loses —
+/// member order, duplicate members (when you build them on purpose), the integer/double
+/// distinction (`exp` stays an `Int64`) — while equality is JSON's: numbers compare by value
+/// (`1 == 1.0`) and objects by their members, whatever their order.
 ///
 /// Build payloads with literals — `["iss": "https://appleid.apple.com", "exp": 1_300_819_380]`
-/// — and serialize with `jsonBytes()` for exact, deterministic bytes.
+/// — and serialize with `jsonBytes()` for exact, deterministic bytes; `description` is compact
+/// text with sorted keys, for messages and pages.
 public enum JSONNode: Hashable, Sendable {
     case null
     case bool(Bool)
@@ -26,7 +29,137 @@ public enum JSONNode: Hashable, Sendable {
     }
     public var arrayValue: [JSONNode]? { if case .array(let v) = self { v } else { nil } }
     public var objectValue: JSONObject? { if case .object(let v) = self { v } else { nil } }
-    public var isNull: Bool { self == .null }
+    public var isNull: Bool { if case .null = self { true } else { false } }
+
+    /// A JSON number: an integer when `value` is a whole number an `Int64` holds, else a double.
+    public static func number(_ value: Double) -> JSONNode {
+        if value.rounded() == value, abs(value) < 9.0e18 { return .int(Int64(value)) }
+        return .double(value)
+    }
+
+    /// An object from unordered members: sorted by name, so the result is deterministic.
+    public static func object(_ members: [String: JSONNode]) -> JSONNode {
+        .object(JSONObject(members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+    }
+
+    /// The JSON type name of this value, as used by `{ type: … }` matchers.
+    public var typeName: JSONType {
+        switch self {
+        case .null: .null
+        case .bool: .boolean
+        case .int, .double: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
+        }
+    }
+
+    public static func == (lhs: JSONNode, rhs: JSONNode) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.int(let a), .int(let b)): a == b
+        case (.int, .double), (.double, .int), (.double, .double): lhs.doubleValue == rhs.doubleValue
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        case .int, .double: hasher.combine(doubleValue)
+        case .string(let value): hasher.combine(value)
+        case .array(let values): hasher.combine(values)
+        case .object(let object): hasher.combine(object)
+        }
+    }
+}
+
+/// JSON types a `{ type: … }` matcher can require.
+public enum JSONType: String, Hashable, Sendable, Codable, CaseIterable {
+    case null, boolean, number, string, array, object
+}
+
+extension JSONNode: CustomStringConvertible {
+    /// Compact JSON text with sorted keys: deterministic, used in messages and pages.
+    public var description: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .int(let value): return String(value)
+        case .double(let value):
+            if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+            return String(value)
+        case .string(let value): return JSONNode.quote(value)
+        case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
+        case .object(let object):
+            return "{" + object.members.enumerated().sorted { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }
+                .map { JSONNode.quote($0.element.name) + ":" + $0.element.value.description }.joined(separator: ",") + "}"
+        }
+    }
+}
+
+extension JSONNode: Codable {
+    public init(from decoder: Decoder) throws {
+        if let container = try? decoder.container(keyedBy: MemberName.self) {
+            var object = JSONObject()
+            for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+                object.append(key.stringValue, try container.decode(JSONNode.self, forKey: key))
+            }
+            self = .object(object)
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            var values: [JSONNode] = []
+            while !container.isAtEnd { values.append(try container.decode(JSONNode.self)) }
+            self = .array(values)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        switch self {
+        case .object(let object):
+            var container = encoder.container(keyedBy: MemberName.self)
+            for member in object.members { try container.encode(member.value, forKey: MemberName(member.name)) }
+        case .array(let values):
+            var container = encoder.unkeyedContainer()
+            for value in values { try container.encode(value) }
+        default:
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .int(let value): try container.encode(Double(value))
+            case .double(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            case .array, .object: break
+            }
+        }
+    }
+
+    /// An object member's name as a coding key.
+    struct MemberName: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
 }
 
 /// An ordered list of members. Parsed objects never hold duplicates (the parser
@@ -49,6 +182,15 @@ public struct JSONObject: Hashable, Sendable, Sequence {
     public init(_ pairs: [(String, JSONNode)]) { members = pairs.map { Member($0.0, $0.1) } }
 
     public var names: [String] { members.map(\.name) }
+    /// The distinct member names, in member order.
+    public var keys: [String] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+    /// The same members with `transform` applied to each value.
+    public func mapValues(_ transform: (JSONNode) throws -> JSONNode) rethrows -> JSONObject {
+        JSONObject(try members.map { Member($0.name, try transform($0.value)) })
+    }
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
 
@@ -81,17 +223,29 @@ public struct JSONObject: Hashable, Sendable, Sequence {
 
     package static func same(_ a: String, _ b: String) -> Bool { a.unicodeScalars.elementsEqual(b.unicodeScalars) }
 
+    /// JSON's equality: the same members, whatever their order (members of one name compare in
+    /// their order, for objects built with duplicates).
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        lhs.members.count == rhs.members.count
-            && zip(lhs.members, rhs.members).allSatisfy { same($0.name, $1.name) && $0.value == $1.value }
+        lhs.members.count == rhs.members.count && lhs.byName() == rhs.byName()
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(members.count)
+        var combined = 0
         for member in members {
-            for scalar in member.name.unicodeScalars { hasher.combine(scalar.value) }
-            hasher.combine(member.value)
+            var one = Hasher()
+            for scalar in member.name.unicodeScalars { one.combine(scalar.value) }
+            one.combine(member.value)
+            combined ^= one.finalize()
         }
+        hasher.combine(combined)
+    }
+
+    /// Members grouped by name (compared by Unicode scalars), each group in member order.
+    private func byName() -> [[Unicode.Scalar]: [JSONNode]] {
+        var groups: [[Unicode.Scalar]: [JSONNode]] = [:]
+        for member in members { groups[Array(member.name.unicodeScalars), default: []].append(member.value) }
+        return groups
     }
 }
 
@@ -189,5 +343,49 @@ extension JSONObject {
             member.value.write(to: &out)
         }
         out.append(UInt8(ascii: "}"))
+    }
+}
+
+extension JSONNode {
+    /// JSON string literal for `text`, escaping what RFC 8259 requires (`"`, `\\`, controls).
+    /// `scriptSafe` also escapes what ends or changes a `<script>` in HTML (`<`, `>`, `&`) and
+    /// JavaScript's line terminators U+2028/U+2029, for JSON embedded in pages. The one JSON
+    /// string writer of the package; text without anything to escape costs one scan.
+    public static func quote(_ text: String, scriptSafe: Bool = false) -> String {
+        let plain = text.utf8.allSatisfy {
+            $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && (!scriptSafe || ($0 != 0x3C && $0 != 0x3E && $0 != 0x26 && $0 != 0xE2))
+        }
+        if plain { return "\"" + text + "\"" }
+        var out: [UInt8] = [0x22]
+        out.reserveCapacity(text.utf8.count + 16)
+        let bytes = Array(text.utf8)
+        var index = 0
+        func escape(_ literal: StaticString) { literal.withUTF8Buffer { out.append(contentsOf: $0) } }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 0x22: escape("\\\"")
+            case 0x5C: escape("\\\\")
+            case 0x0A: escape("\\n")
+            case 0x0D: escape("\\r")
+            case 0x09: escape("\\t")
+            case 0x3C where scriptSafe: escape("\\u003c")
+            case 0x3E where scriptSafe: escape("\\u003e")
+            case 0x26 where scriptSafe: escape("\\u0026")
+            case 0xE2 where scriptSafe && index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                escape(bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029")
+                index += 2
+            case 0..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                escape("\\u00")
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default:
+                out.append(byte)
+            }
+            index += 1
+        }
+        out.append(0x22)
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -35,7 +35,7 @@ extension ValueMatcher {
         } else if let pattern = try container.decodeIfPresent(String.self, forKey: .matches) {
             self = .matches(pattern)
         } else {
-            self = .equals(try container.decode(JSONValue.self, forKey: .equals))
+            self = .equals(try container.decode(JSONNode.self, forKey: .equals))
         }
     }
 

@@ -22,7 +22,7 @@ public enum SchemaChecks {
     public static let unknownValue = "\u{E000}flowspec-placeholder"
 
     /// Problems of `value` against `schema`, depth-first, in document order.
-    public static func problems(_ value: JSONValue, against schema: JSONSchema, in components: OpenAPI.Components) -> [BodyProblem] {
+    public static func problems(_ value: JSONNode, against schema: JSONSchema, in components: OpenAPI.Components) -> [BodyProblem] {
         var found: [BodyProblem] = []
         Walk(components: components).check(value, schema, at: JSONPath(components: []), depth: 0, into: &found)
         return found
@@ -51,7 +51,7 @@ private struct Walk {
         return current
     }
 
-    func check(_ value: JSONValue, _ schema: JSONSchema, at path: JSONPath, depth: Int, into found: inout [BodyProblem]) {
+    func check(_ value: JSONNode, _ schema: JSONSchema, at path: JSONPath, depth: Int, into found: inout [BodyProblem]) {
         guard depth < 64, value != .string(SchemaChecks.unknownValue), let schema = resolved(schema, depth: depth) else { return }
         switch schema.value {
         case .all(of: let schemas, _):
@@ -81,7 +81,7 @@ private struct Walk {
             for name in context.requiredProperties where members[name] == nil {
                 found.append(.missingRequired(at: path, name: name))
             }
-            for name in members.keys.sorted() {
+            for name in members.names.sorted() {
                 let child = JSONPath(components: path.components + [.key(name)])
                 if let property = context.properties[name] {
                     check(members[name]!, property, at: child, depth: depth + 1, into: &found)
@@ -101,19 +101,20 @@ private struct Walk {
         }
     }
 
-    private func fits(_ value: JSONValue, _ type: String) -> Bool {
+    private func fits(_ value: JSONNode, _ type: String) -> Bool {
         switch (value, type) {
-        case (.null, "null"), (.bool, "boolean"), (.number, "number"), (.string, "string"), (.array, "array"), (.object, "object"):
+        case (.null, "null"), (.bool, "boolean"), (.int, "number"), (.double, "number"), (.string, "string"), (.array, "array"), (.object, "object"),
+             (.int, "integer"):
             return true
-        case (.number(let number), "integer"):
+        case (.double(let number), "integer"):
             return number.rounded() == number
         default:
             return false
         }
     }
 
-    private func typeName(_ value: JSONValue) -> String {
-        if case .number(let number) = value, number.rounded() == number { return "integer" }
+    private func typeName(_ value: JSONNode) -> String {
+        if let number = value.doubleValue, number.rounded() == number { return "integer" }
         return value.typeName.rawValue
     }
 
@@ -175,7 +176,7 @@ extension SchemaChecks {
     /// A request body's JSON with its placeholders: inside a string they stay (the value is a
     /// string whatever it is), outside one they become `unknownValue` (a value of any type).
     /// Nil when the body is not JSON even so.
-    public static func jsonBody(_ body: String) -> JSONValue? {
+    public static func jsonBody(_ body: String) -> JSONNode? {
         var out = ""
         var inString = false
         var escaped = false
@@ -183,7 +184,7 @@ extension SchemaChecks {
         while index < body.endIndex {
             let character = body[index]
             if !inString, body[index...].hasPrefix("{{"), let close = body[index...].range(of: "}}") {
-                out += JSONValue.quote(unknownValue)
+                out += JSONNode.quote(unknownValue)
                 index = close.upperBound
                 continue
             }
@@ -195,6 +196,6 @@ extension SchemaChecks {
             out.append(character)
             index = body.index(after: index)
         }
-        return try? JSONDecoder().decode(JSONValue.self, from: Data(out.utf8))
+        return try? JSONDecoder().decode(JSONNode.self, from: Data(out.utf8))
     }
 }

@@ -289,7 +289,7 @@ struct ExpectBlockParser {
 
 /// Converts a YAML node to JSON, resolving plain scalars (numbers, booleans, null) the YAML way
 /// and keeping quoted scalars as strings.
-func jsonValue(_ node: Node) -> JSONValue {
+func jsonValue(_ node: Node) -> JSONNode {
     let node = node.typed
     switch node {
     case .scalar(let scalar):
@@ -303,7 +303,7 @@ func jsonValue(_ node: Node) -> JSONValue {
     case .sequence(let sequence):
         return .array(sequence.map(jsonValue))
     case .mapping(let mapping):
-        var members: [String: JSONValue] = [:]
+        var members: [String: JSONNode] = [:]
         for (key, value) in mapping {
             members[key.scalar?.string ?? ""] = jsonValue(value)
         }

@@ -232,7 +232,7 @@ struct Harness {
 }
 
 extension MockHTTPResponse {
-    func json(_ path: String) -> JSONValue? {
+    func json(_ path: String) -> JSONNode? {
         jsonBody.flatMap { JSONPath(parsing: path)?.evaluate(in: $0) }
     }
 }

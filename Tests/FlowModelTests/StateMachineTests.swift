@@ -79,7 +79,7 @@ import Testing
         #expect(JSONPath(parsing: "$..a") == nil)
         #expect(JSONPath(parsing: "a.b") == nil)
         #expect(JSONPath(parsing: "$[*]") == nil)
-        let value = JSONValue.object(["a": .array([.string("x"), .object(["b": .bool(true)])])])
+        let value = JSONNode.object(["a": .array([.string("x"), .object(["b": .bool(true)])])])
         #expect(JSONPath(parsing: "$.a[1].b")?.evaluate(in: value) == .bool(true))
         #expect(JSONPath(parsing: "$.a[5]")?.evaluate(in: value) == nil)
     }

@@ -80,7 +80,7 @@ struct YAMLValueTests {
         """
         let node = try #require(try Yams.compose(yaml: literal, .basic, .default, .utf8))
         let json = try #require(node["json"]?.mapping)
-        var values: [String: JSONValue] = [:]
+        var values: [String: JSONNode] = [:]
         for (key, value) in json { values[key.string ?? ""] = jsonValue(value) }
         #expect(values["$.a"] == .number(1))
         #expect(values["$.b"] == .bool(true))

@@ -94,9 +94,9 @@ public struct ArazzoDocument: Codable, Hashable, Sendable {
     public struct Parameter: Codable, Hashable, Sendable {
         public var name: String
         public var location: String?
-        public var value: JSONValue
+        public var value: JSONNode
 
-        public init(name: String, location: String?, value: JSONValue) {
+        public init(name: String, location: String?, value: JSONNode) {
             self.name = name
             self.location = location
             self.value = value
@@ -110,9 +110,9 @@ public struct ArazzoDocument: Codable, Hashable, Sendable {
 
     public struct RequestBody: Codable, Hashable, Sendable {
         public var contentType: String?
-        public var payload: JSONValue?
+        public var payload: JSONNode?
 
-        public init(contentType: String?, payload: JSONValue?) {
+        public init(contentType: String?, payload: JSONNode?) {
             self.contentType = contentType
             self.payload = payload
         }

@@ -117,7 +117,7 @@ public enum ArazzoExpressions {
     }
 
     /// A literal for a simple condition: strings single-quoted, the rest as JSON.
-    public static func literal(_ value: JSONValue) -> String {
+    public static func literal(_ value: JSONNode) -> String {
         if case .string(let text) = value { return "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }
         return value.description
     }

@@ -42,15 +42,15 @@ public struct ArazzoRequest: Hashable, Sendable {
 
     /// A JSON body as a JSON payload (placeholders inside strings become embedded expressions);
     /// any other body, or JSON that only parses with its placeholders filled, as a string.
-    static func payload(_ body: String, contentType: String?, producers: [String: String]) -> JSONValue {
+    static func payload(_ body: String, contentType: String?, producers: [String: String]) -> JSONNode {
         if contentType == nil || contentType?.lowercased().contains("json") == true,
-           let value = try? JSONDecoder().decode(JSONValue.self, from: Data(body.utf8)) {
+           let value = try? JSONDecoder().decode(JSONNode.self, from: Data(body.utf8)) {
             return embedded(value, producers: producers)
         }
         return .string(ArazzoExpressions.embed(body, producers: producers))
     }
 
-    static func embedded(_ value: JSONValue, producers: [String: String]) -> JSONValue {
+    static func embedded(_ value: JSONNode, producers: [String: String]) -> JSONNode {
         switch value {
         case .string(let text): .string(ArazzoExpressions.embed(text, producers: producers))
         case .array(let values): .array(values.map { embedded($0, producers: producers) })

@@ -40,7 +40,7 @@ extension ArazzoReader {
 
     /// A parameter value or payload as spec text: runtime expressions back to placeholders
     /// (a string that is one whole expression too), JSON compact with sorted keys.
-    static func text(_ value: JSONValue) -> String {
+    static func text(_ value: JSONNode) -> String {
         switch value {
         case .string(let text): return placeholders(text)
         default: return strings(value, placeholders).description
@@ -52,7 +52,7 @@ extension ArazzoReader {
         return ArazzoExpressions.placeholders(in: text)
     }
 
-    static func strings(_ value: JSONValue, _ transform: (String) -> String) -> JSONValue {
+    static func strings(_ value: JSONNode, _ transform: (String) -> String) -> JSONNode {
         switch value {
         case .string(let text): .string(transform(text))
         case .array(let values): .array(values.map { strings($0, transform) })
@@ -117,7 +117,7 @@ extension ArazzoReader {
             if right.hasPrefix("'"), right.hasSuffix("'"), right.count >= 2 {
                 return (parts[0], .equals(.string(placeholders(String(right.dropFirst().dropLast()).replacingOccurrences(of: "\\'", with: "'")))))
             }
-            if let value = try? JSONDecoder().decode(JSONValue.self, from: Data(right.utf8)) { return (parts[0], .equals(value)) }
+            if let value = try? JSONDecoder().decode(JSONNode.self, from: Data(right.utf8)) { return (parts[0], .equals(value)) }
         }
         return nil
     }

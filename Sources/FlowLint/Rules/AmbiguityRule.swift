@@ -90,14 +90,14 @@ struct AmbiguityRule: FlowRule {
         return sample.range(of: regex, options: .regularExpression) != nil
     }
 
-    private static func json(_ body: String, variables: [String: String]) -> JSONValue? {
+    private static func json(_ body: String, variables: [String: String]) -> JSONNode? {
         guard body.hasPrefix("{") || body.hasPrefix("[") else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: Data(resolve(body, variables: variables).utf8))
+        return try? JSONDecoder().decode(JSONNode.self, from: Data(resolve(body, variables: variables).utf8))
     }
 
     /// JSON values one request could satisfy both of: the same members (extra members are
     /// allowed by the matcher, so only shared names are compared), strings that fit.
-    private static func values(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    private static func values(_ a: JSONNode, _ b: JSONNode) -> Bool {
         switch (a, b) {
         case (.string(let x), .string(let y)):
             return fits(x.replacingOccurrences(of: wildcard, with: "x"), y) || fits(y.replacingOccurrences(of: wildcard, with: "x"), x)

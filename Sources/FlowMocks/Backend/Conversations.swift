@@ -150,7 +150,7 @@ struct Conversations {
         return values
     }
 
-    private static func collect(_ value: JSONValue, into values: inout [String]) {
+    private static func collect(_ value: JSONNode, into values: inout [String]) {
         switch value {
         case .string(let text): values.append(text)
         case .array(let elements): for element in elements { collect(element, into: &values) }

@@ -18,7 +18,7 @@ struct ResponseSynthesizer {
 
     func response(for expectation: Expectation?, accepted: Bool, errorCode: String?, errorDescription: String?, method: String) -> MockHTTPResponse {
         let status = Self.status(expectation?.status, accepted: accepted)
-        var body: JSONValue = .object([:])
+        var body: JSONNode = .object([:])
         var hasBody = status != 204 && status != 304 && method != "HEAD"
         var absent: [JSONPath] = []
         if let expectation {
@@ -62,7 +62,7 @@ struct ResponseSynthesizer {
             case .exists(false):
                 if expectation.name.lowercased() == "content-type" { hasBody = false }
             case .equals(let value):
-                headers.append(HeaderField(name: expectation.name, value: interpolate(value.stringValue)))
+                headers.append(HeaderField(name: expectation.name, value: interpolate(value.headerText)))
             case .matches(let pattern):
                 let candidates = [current, email, subject, values.values.first].compactMap { $0 }
                 headers.append(HeaderField(name: expectation.name, value: RegexSampler.sample(pattern, preferring: candidates) ?? current ?? "x"))
@@ -111,7 +111,7 @@ struct ResponseSynthesizer {
         return pattern.interpolate(known)
     }
 
-    private func value(for matcher: ValueMatcher, path: JSONPath) -> JSONValue? {
+    private func value(for matcher: ValueMatcher, path: JSONPath) -> JSONNode? {
         switch matcher {
         case .equals(let value): return interpolated(value)
         case .exists(true): return .string(plausibleString(for: path))
@@ -127,11 +127,11 @@ struct ResponseSynthesizer {
             }
         case .matches(let pattern):
             let candidates = [plausibleString(for: path), email, subject, freshToken()].compactMap { $0 }
-            return RegexSampler.sample(pattern, preferring: candidates).map(JSONValue.string)
+            return RegexSampler.sample(pattern, preferring: candidates).map(JSONNode.string)
         }
     }
 
-    private func interpolated(_ value: JSONValue) -> JSONValue {
+    private func interpolated(_ value: JSONNode) -> JSONNode {
         switch value {
         case .string(let text): .string(interpolate(text))
         case .array(let values): .array(values.map(interpolated))
@@ -149,7 +149,7 @@ struct ResponseSynthesizer {
         return subject ?? freshToken()
     }
 
-    static func accepts(_ matcher: ValueMatcher, _ value: JSONValue) -> Bool {
+    static func accepts(_ matcher: ValueMatcher, _ value: JSONNode) -> Bool {
         switch matcher {
         case .equals(let expected): expected == value
         case .type(let type): value.typeName == type
@@ -160,28 +160,29 @@ struct ResponseSynthesizer {
     }
 }
 
-extension JSONValue {
-    var stringValue: String {
+extension JSONNode {
+    /// The value as a header's text: a string as itself, anything else as compact JSON.
+    var headerText: String {
         if case .string(let text) = self { return text }
         return description
     }
 
     /// A copy with `value` at `path`, creating objects (and arrays, padded with null) on the way.
-    func setting(_ path: JSONPath, _ value: JSONValue) -> JSONValue {
+    func setting(_ path: JSONPath, _ value: JSONNode) -> JSONNode {
         Self.set(self, ArraySlice(path.components), value)
     }
 
-    private static func set(_ node: JSONValue, _ components: ArraySlice<JSONPath.Component>, _ value: JSONValue) -> JSONValue {
+    private static func set(_ node: JSONNode, _ components: ArraySlice<JSONPath.Component>, _ value: JSONNode) -> JSONNode {
         guard let first = components.first else { return value }
         let rest = components.dropFirst()
         switch first {
         case .key(let key):
-            var members: [String: JSONValue] = [:]
+            var members = JSONObject()
             if case .object(let existing) = node { members = existing }
             members[key] = set(members[key] ?? .null, rest, value)
             return .object(members)
         case .index(let index):
-            var elements: [JSONValue] = []
+            var elements: [JSONNode] = []
             if case .array(let existing) = node { elements = existing }
             while elements.count <= index { elements.append(.null) }
             elements[index] = set(elements[index], rest, value)
@@ -189,11 +190,11 @@ extension JSONValue {
         }
     }
 
-    func removing(_ path: JSONPath) -> JSONValue {
+    func removing(_ path: JSONPath) -> JSONNode {
         Self.remove(self, ArraySlice(path.components))
     }
 
-    private static func remove(_ node: JSONValue, _ components: ArraySlice<JSONPath.Component>) -> JSONValue {
+    private static func remove(_ node: JSONNode, _ components: ArraySlice<JSONPath.Component>) -> JSONNode {
         guard let first = components.first else { return node }
         let rest = components.dropFirst()
         switch (first, node) {

@@ -182,7 +182,7 @@ enum RequestMatcher {
 /// A JSON body template whose placeholders all sit inside string literals, matched
 /// structurally (key order and whitespace do not matter; extra members are allowed).
 struct JSONTemplate {
-    let root: JSONValue
+    let root: JSONNode
     private static let open = "\u{E000}"
     private static let close = "\u{E001}"
 
@@ -199,7 +199,7 @@ struct JSONTemplate {
         root = value
     }
 
-    func match(_ value: JSONValue, fixed: [String: String], bindings: [String: String], optional: Set<String> = []) -> (bindings: [String: String], score: Int)? {
+    func match(_ value: JSONNode, fixed: [String: String], bindings: [String: String], optional: Set<String> = []) -> (bindings: [String: String], score: Int)? {
         var bindings = bindings
         var score = 0
         guard Self.match(root, value, fixed, optional, &bindings, &score) else { return nil }
@@ -207,7 +207,7 @@ struct JSONTemplate {
     }
 
     /// The placeholder a template string consists of alone (`"{{provider.nonce}}"`), if any.
-    private static func lonePlaceholder(_ template: JSONValue) -> String? {
+    private static func lonePlaceholder(_ template: JSONNode) -> String? {
         guard case .string(let text) = template, text.hasPrefix(open), text.hasSuffix(close) else { return nil }
         let name = String(text.dropFirst().dropLast())
         return name.contains(open) || name.contains(close) ? nil : name
@@ -217,7 +217,7 @@ struct JSONTemplate {
         text.replacingOccurrences(of: open, with: "{{").replacingOccurrences(of: close, with: "}}")
     }
 
-    private static func match(_ template: JSONValue, _ value: JSONValue, _ fixed: [String: String], _ optional: Set<String>, _ bindings: inout [String: String], _ score: inout Int) -> Bool {
+    private static func match(_ template: JSONNode, _ value: JSONNode, _ fixed: [String: String], _ optional: Set<String>, _ bindings: inout [String: String], _ score: inout Int) -> Bool {
         switch (template, value) {
         case (.string(let text), .string(let incoming)):
             guard let result = TemplatePattern(unmark(text)).match(incoming, fixed: fixed, bindings: bindings) else { return false }

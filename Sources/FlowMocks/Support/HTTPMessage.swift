@@ -74,7 +74,7 @@ public struct MockHTTPResponse: Sendable, Hashable {
         self.body = body
     }
 
-    public static func json(_ status: Int, _ value: JSONValue, headers: [HeaderField] = []) -> MockHTTPResponse {
+    public static func json(_ status: Int, _ value: JSONNode, headers: [HeaderField] = []) -> MockHTTPResponse {
         json(status, bytes: Array(value.description.utf8), headers: headers)
     }
 
@@ -84,7 +84,7 @@ public struct MockHTTPResponse: Sendable, Hashable {
 
     /// Apple's and our error shape: `{"error":"invalid_client"}` (+ `error_description`).
     public static func error(_ status: Int, _ code: String, description: String? = nil) -> MockHTTPResponse {
-        var members: [String: JSONValue] = ["error": .string(code)]
+        var members: [String: JSONNode] = ["error": .string(code)]
         if let description { members["error_description"] = .string(description) }
         return json(status, .object(members))
     }
@@ -103,7 +103,7 @@ public struct MockHTTPResponse: Sendable, Hashable {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     /// The body as JSON, nil when it is not JSON.
-    public var jsonBody: JSONValue? { JSONBridge.parse(body) }
+    public var jsonBody: JSONNode? { JSONBridge.parse(body) }
 }
 
 /// `application/x-www-form-urlencoded`, as browsers and Apple's token endpoint use it.
@@ -148,13 +148,13 @@ public enum FormEncoding {
     }
 }
 
-/// JSON text ↔ `FlowModel.JSONValue`, for request and response bodies (not for tokens: those
+/// JSON text ↔ `FlowModel.JSONNode`, for request and response bodies (not for tokens: those
 /// go through JOSE's strict parser).
 public enum JSONBridge {
-    public static func parse(_ bytes: [UInt8]) -> JSONValue? {
+    public static func parse(_ bytes: [UInt8]) -> JSONNode? {
         guard !bytes.isEmpty else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        return try? JSONDecoder().decode(JSONNode.self, from: Data(bytes))
     }
 
-    public static func parse(_ text: String) -> JSONValue? { parse(Array(text.utf8)) }
+    public static func parse(_ text: String) -> JSONNode? { parse(Array(text.utf8)) }
 }
