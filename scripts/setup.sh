@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what flowspec needs on a Debian machine, only when missing. Idempotent.
 #   scripts/setup.sh            build + run needs: libcmark-gfm(-extensions)-dev, libssl-dev, pkg-config
-#   scripts/setup.sh --test     also what the tests drive: chromium, libxml2-utils (xmllint), graphviz
+#   scripts/setup.sh --test     also what the tests drive: chromium, libxml2-utils (xmllint), graphviz,
+#                               poppler-utils (pdftotext: the print test reads the PDF)
 #   scripts/setup.sh --bench    also the benchmark anchors: hugo, cmark-gfm, time, wrk
 #   scripts/setup.sh --bench-ci the anchors of the benches' CI mode: cmark-gfm, time, wrk, valgrind
 set -euo pipefail
@@ -9,7 +10,7 @@ set -euo pipefail
 want=(libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev pkg-config)
 for arg in "$@"; do
   case "$arg" in
-    --test) want+=(chromium libxml2-utils graphviz fonts-dejavu-core) ;;
+    --test) want+=(chromium libxml2-utils graphviz fonts-dejavu-core poppler-utils) ;;
     --bench) want+=(hugo cmark-gfm time wrk valgrind) ;;
     --bench-ci) want+=(cmark-gfm time wrk valgrind) ;;
     *) echo "setup.sh: unknown option $arg" >&2; exit 2 ;;

@@ -74,14 +74,15 @@ extension SiteResults {
             let blockedAt = item.steps.first { $0.verdict.failsRun }?.step
             let ref = SiteResults.ItemRef(id: item.id, rule: item.tokenCase?.rule, caseID: item.tokenCase?.caseID, step: blockedAt)
             for step in item.steps {
-                let verdict = Self.verdict(step.verdict, message: step.message ?? item.message, item: ref, blockedAt: blockedAt)
+                let said: any KeyedMessageResult = step.message != nil ? step : item
+                let verdict = Self.verdict(step.verdict, said: said, item: ref, blockedAt: blockedAt)
                 steps[item.flowID]![step.step] = Self.merge(steps[item.flowID]![step.step], verdict, rank: Self.stepRank)
             }
             if let tokenCase = item.tokenCase {
                 let key = tokenCase.rule + "\u{1F}" + tokenCase.caseID
                 var flowCases = cases[item.flowID] ?? [:]
                 if flowCases[key] == nil { caseOrder[item.flowID, default: []].append(key) }
-                let verdict = Self.verdict(item.verdict, message: item.message, item: ref, blockedAt: blockedAt)
+                let verdict = Self.verdict(item.verdict, said: item, item: ref, blockedAt: blockedAt)
                 flowCases[key] = (tokenCase.rule, tokenCase.caseID, Self.merge(flowCases[key]?.verdict, verdict, rank: Self.caseRank))
                 cases[item.flowID] = flowCases
             }
@@ -106,8 +107,18 @@ extension SiteResults {
         )
     }
 
-    /// A check verdict as the site shows it. A step skipped after a failure is "not reached",
-    /// with the step that blocked it.
+    /// A check verdict as the site shows it, its evidence the message of `said` (keyed, so the
+    /// page can say it in its language). A step skipped after a failure is "not reached", with
+    /// the step that blocked it.
+    private static func verdict(_ verdict: CheckVerdict, said: any KeyedMessageResult, item: ItemRef, blockedAt: Int?) -> Verdict {
+        var shown = Self.verdict(verdict, message: said.message, item: item, blockedAt: blockedAt)
+        if shown.evidence != nil, shown.evidence == said.message {
+            shown.evidenceKey = said.messageKey
+            shown.evidenceArgs = said.messageArgs
+        }
+        return shown
+    }
+
     private static func verdict(_ verdict: CheckVerdict, message: String?, item: ItemRef, blockedAt: Int?) -> Verdict {
         switch verdict {
         case .pass: Verdict(status: .pass, evidence: message)

@@ -58,7 +58,7 @@ public enum BaselineGate {
             var gated = result
             let cause = baseline.cause ?? baseline.message ?? "the honest token was not accepted"
             gated.verdict = .inconclusive
-            gated.message = "inconclusive: \(result.message ?? "rejected"), but the honest token was refused too (\(baseline.id): \(cause)), so the rejection proves nothing about \(info.rule)"
+            gated.keyedMessage = VerdictMessage(.inconclusiveBaselineRefused, ["baseline": baseline.id, "cause": cause, "rule": info.rule], quoting: result.keyedMessage, text: result.message ?? "rejected")
             gated.cause = cause
             var evidence = result.evidence ?? Evidence()
             if evidence.providerRequests.isEmpty, let held = result.heldProviderRequests {

@@ -12,11 +12,11 @@ enum Drive: Equatable {
     /// Observe the backend's call to the provider.
     case observe
     /// The branch cannot be driven from outside; the reason says why.
-    case impossible(String)
+    case impossible(VerdictMessage)
 
     /// Decides how to drive `transition` of `flow`.
     static func plan(_ transition: StateMachine.Transition, in flow: Flow) -> Drive {
-        guard let step = flow.step(transition.from) else { return .impossible("step \(transition.from) does not exist") }
+        guard let step = flow.step(transition.from) else { return .impossible(VerdictMessage(.noSuchStep, ["step": String(transition.from)])) }
         let kind = flow.kind(of: step)
         let alternates = step.alternates
         let alternate = transition.alternateIndex.flatMap { alternates.indices.contains($0) ? alternates[$0] : nil }
@@ -33,7 +33,7 @@ enum Drive: Equatable {
                     return .send(request, alternate.expectation ?? exchange.expectation)
                 }
                 guard isDefault(transition, in: step) else {
-                    return .impossible("branch \"\(alternate.label)\" of step \(step.number) has no request of its own; the step's request drives \"\(defaultAlternate(of: step)?.label ?? "?")\"")
+                    return .impossible(VerdictMessage(.branchWithoutRequest, ["branch": alternate.label, "step": String(step.number), "default": defaultAlternate(of: step)?.label ?? "?"]))
                 }
                 return .send(exchange.request, alternate.expectation ?? exchange.expectation)
             }
@@ -48,8 +48,8 @@ enum Drive: Equatable {
         }
     }
 
-    private static func notDrivable(_ step: Step, _ alternate: Alternate?) -> String {
-        "branch \"\(alternate?.label ?? "?")\" of step \(step.number) depends on what the backend decides internally; the checker cannot force it (the token suite covers rejections)"
+    private static func notDrivable(_ step: Step, _ alternate: Alternate?) -> VerdictMessage {
+        VerdictMessage(.branchNotDrivable, ["branch": alternate?.label ?? "?", "step": String(step.number)])
     }
 
     /// The branch a step takes with ordinary input: among the alternates that have no request

@@ -30,13 +30,13 @@ struct ItemRunner {
         // A path with a branch the checker cannot force is reported as such, not run half-way.
         for transition in scenario.transitions {
             if case .impossible(let reason) = Drive.plan(transition, in: flow) {
-                walker.skip(scenario.transitions[...], reason: "not run: \(reason)")
-                return ItemResult(id: id, flowID: flow.id, kind: .scenario, title: title, verdict: .notExecutable, message: reason, scenario: info, steps: walker.results)
+                walker.skip(scenario.transitions[...], reason: VerdictMessage(.notRun, quoting: reason, text: reason.english, as: "reason"))
+                return ItemResult(id: id, flowID: flow.id, kind: .scenario, title: title, verdict: .notExecutable, keyed: reason, scenario: info, steps: walker.results)
             }
         }
         for (index, transition) in scenario.transitions.enumerated() {
             if await !walker.run(transition) {
-                walker.skip(scenario.transitions[(index + 1)...], reason: "after the failure at step \(transition.from)")
+                walker.skip(scenario.transitions[(index + 1)...], reason: VerdictMessage(.afterFailure, ["step": String(transition.from)]))
                 break
             }
         }
@@ -49,18 +49,18 @@ struct ItemRunner {
         let backendKinds: Set<String> = [StepKind.request.rawValue, StepKind.providerCall.rawValue, StepKind.providerMessage.rawValue]
         let firstBad = steps.first { $0.verdict.failsRun }
         let verdict: Verdict
-        let message: String?
+        let message: VerdictMessage?
         if let firstBad {
             verdict = firstBad.verdict
-            message = "step \(firstBad.step): \(firstBad.message ?? firstBad.verdict.rawValue)"
+            message = VerdictMessage(.stepFailed, ["step": String(firstBad.step)], quoting: firstBad.keyedMessage, text: firstBad.message ?? firstBad.verdict.rawValue)
         } else if steps.contains(where: { $0.verdict == .pass && backendKinds.contains($0.kind) }) {
             verdict = .pass
             message = nil
         } else {
             verdict = .notExecutable
-            message = "nothing the backend does is on this path (UI, provider simulation only)"
+            message = VerdictMessage(.nothingOfTheBackend)
         }
-        return ItemResult(id: id, flowID: flow.id, kind: kind, title: title, verdict: verdict, message: message, scenario: scenario,
+        return ItemResult(id: id, flowID: flow.id, kind: kind, title: title, verdict: verdict, keyed: message, scenario: scenario,
                           tokenCase: tokenCase, steps: steps, evidence: firstBad?.evidence)
     }
 
@@ -86,21 +86,21 @@ struct ItemRunner {
             variantDescription: work.variantDescription, expectation: tokenCase.expectation.rawValue, step: work.rule.step,
             conformanceID: tokenCase.conformanceID)
         let title = "\(tokenCase.id) \(work.variantDescription ?? tokenCase.title)"
-        func notExecutable(_ why: String, steps: [StepResult] = []) -> ItemResult {
-            ItemResult(id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: .notExecutable, message: why, tokenCase: info, steps: steps)
+        func notExecutable(_ why: VerdictMessage, steps: [StepResult] = []) -> ItemResult {
+            ItemResult(id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: .notExecutable, keyed: why, tokenCase: info, steps: steps)
         }
         guard work.rule.step != nil else {
-            return notExecutable("the rule names no step that submits the token (`@ N`)")
+            return notExecutable(VerdictMessage(.ruleNamesNoStep))
         }
         guard let stepNumber = TokenSuiteCase.submittingStep(for: work, in: flow), let step = flow.step(stepNumber) else {
-            return notExecutable("no step of the flow submits the token this variant forges: \(work.variantDescription ?? tokenCase.title) cannot be delivered")
+            return notExecutable(VerdictMessage(.noStepSubmits, ["variant": work.variantDescription ?? tokenCase.title]))
         }
         guard let path = Self.path(through: stepNumber, in: flow) else {
-            return notExecutable("no path through step \(stepNumber) can be driven")
+            return notExecutable(VerdictMessage(.noDrivablePath, ["step": String(stepNumber)]))
         }
         guard let position = path.transitions.firstIndex(where: { $0.from == stepNumber }),
               case .send(let template, let expectation) = Drive.plan(path.transitions[position], in: flow) else {
-            return notExecutable("step \(stepNumber) has no request the checker can send")
+            return notExecutable(VerdictMessage(.noSendableRequest, ["step": String(stepNumber)]))
         }
         // Key rotation (P5, P6) proves a refetch only if the backend already holds the JWKS: an
         // honest sign-in through the same step first, so `--case P5` alone gives the verdict of
@@ -109,7 +109,7 @@ struct ItemRunner {
             var baseline = Walker(env: env, flow: flow)
             for transition in path.transitions[...position] where await !baseline.run(transition) {
                 var result = Self.conclude(id: id, flow: flow, kind: .tokenCase, title: title, steps: baseline.results, tokenCase: info)
-                result.message = "the baseline sign-in before the key rotation failed: " + (result.message ?? "")
+                result.keyedMessage = VerdictMessage(.baselineSignInFailed, quoting: result.keyedMessage, text: result.message ?? "")
                 return await baseline.attachProviderRequests(result)
             }
         }
@@ -118,16 +118,16 @@ struct ItemRunner {
         if case .variant = suite.forgery, suite.target == .notification, !suite.forgery.canApply(to: .notification) {
             // Nonce and replay cases are about ID tokens; posting an honest notification instead
             // would judge the backend on the wrong token.
-            return notExecutable("\(suite.forgery) is about the ID token's nonce or replay; a notification carries neither")
+            return notExecutable(VerdictMessage(.forgeryNotForNotification, ["forgery": "\(suite.forgery)"]))
         }
         if case .variant = suite.forgery, suite.target == .idToken { walker.forgery = suite.forgery }
 
         // Walk to the step that submits the token.
         for (index, transition) in path.transitions[..<position].enumerated() {
             if await !walker.run(transition) {
-                walker.skip(path.transitions[(index + 1)...], reason: "after the failure at step \(transition.from)")
+                walker.skip(path.transitions[(index + 1)...], reason: VerdictMessage(.afterFailure, ["step": String(transition.from)]))
                 var result = Self.conclude(id: id, flow: flow, kind: .tokenCase, title: title, steps: walker.results, tokenCase: info)
-                result.message = "could not reach step \(stepNumber): " + (result.message ?? "")
+                result.keyedMessage = VerdictMessage(.couldNotReachStep, ["step": String(stepNumber)], quoting: result.keyedMessage, text: result.message ?? "")
                 return await walker.attachProviderRequests(result)
             }
         }
@@ -136,7 +136,7 @@ struct ItemRunner {
         // provider's records have settled the verdict (a passing rejection may turn inconclusive).
         let keeps = outcome.verdict.failsRun || outcome.verdict == .info
         var result = await walker.attachProviderRequests(ItemResult(
-            id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: outcome.verdict, message: outcome.message,
+            id: id, flowID: flow.id, kind: .tokenCase, title: title, verdict: outcome.verdict, message: outcome.message, keyed: outcome.keyed,
             tokenCase: info, steps: walker.results, evidence: keeps ? outcome.evidence?.make() : nil))
         if !result.verdict.failsRun, result.verdict != .info {
             result.evidence = nil

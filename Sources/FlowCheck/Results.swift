@@ -171,6 +171,10 @@ public struct ItemResult: Sendable, Codable, Hashable {
     public var verdict: Verdict
     /// One line saying why (the first failure, or why it is not executable).
     public var message: String?
+    /// The `MessageKey` of `message` and the values it quotes, so the site can say it in the
+    /// page's language; absent in reports written before keys existed.
+    public var messageKey: String?
+    public var messageArgs: [String: String]?
     public var scenario: ScenarioInfo?
     public var tokenCase: TokenCaseInfo?
     public var steps: [StepResult]
@@ -185,11 +189,11 @@ public struct ItemResult: Sendable, Codable, Hashable {
     var heldProviderRequests: [ProviderRequestEvidence]?
 
     enum CodingKeys: String, CodingKey {
-        case id, flowID, kind, title, verdict, message, scenario, tokenCase, steps, evidence, cause, durationMS
+        case id, flowID, kind, title, verdict, message, messageKey, messageArgs, scenario, tokenCase, steps, evidence, cause, durationMS
     }
 
     public init(
-        id: String, flowID: String, kind: Kind, title: String, verdict: Verdict, message: String? = nil,
+        id: String, flowID: String, kind: Kind, title: String, verdict: Verdict, message: String? = nil, keyed: VerdictMessage? = nil,
         scenario: ScenarioInfo? = nil, tokenCase: TokenCaseInfo? = nil, steps: [StepResult] = [],
         evidence: Evidence? = nil, cause: String? = nil, durationMS: Int = 0
     ) {
@@ -205,6 +209,7 @@ public struct ItemResult: Sendable, Codable, Hashable {
         self.evidence = evidence
         self.cause = cause
         self.durationMS = durationMS
+        if let keyed { keyedMessage = keyed }
     }
 }
 
@@ -266,6 +271,9 @@ public struct StepResult: Sendable, Codable, Hashable {
     public var branch: String?
     public var verdict: Verdict
     public var message: String?
+    /// As `ItemResult.messageKey` / `messageArgs`.
+    public var messageKey: String?
+    public var messageArgs: [String: String]?
     public var evidence: Evidence?
 
     public init(step: Int, title: String, kind: String, branch: String? = nil, verdict: Verdict, message: String? = nil, evidence: Evidence? = nil) {
@@ -304,5 +312,37 @@ public enum ResultOrder {
     enum SortKey: Comparable {
         case number(Int)
         case text(String)
+    }
+}
+
+/// A result whose `message` may carry its `MessageKey` and arguments.
+public protocol KeyedMessageResult {
+    var message: String? { get set }
+    var messageKey: String? { get set }
+    var messageArgs: [String: String]? { get set }
+}
+
+extension KeyedMessageResult {
+    /// The keyed message, when the key is one this version knows. Setting it sets the English
+    /// `message` too (the reports' text), so the two never disagree.
+    public var keyedMessage: VerdictMessage? {
+        get { messageKey.flatMap(MessageKey.init(rawValue:)).map { VerdictMessage($0, messageArgs ?? [:]) } }
+        set {
+            message = newValue?.english
+            messageKey = newValue?.key.rawValue
+            messageArgs = newValue.flatMap { $0.args.isEmpty ? nil : $0.args }
+        }
+    }
+}
+
+extension ItemResult: KeyedMessageResult {}
+extension StepResult: KeyedMessageResult {}
+
+
+extension StepResult {
+    /// A step result whose message is a keyed sentence.
+    public init(step: Int, title: String, kind: String, branch: String? = nil, verdict: Verdict, keyed: VerdictMessage, evidence: Evidence? = nil) {
+        self.init(step: step, title: title, kind: kind, branch: branch, verdict: verdict, evidence: evidence)
+        keyedMessage = keyed
     }
 }

@@ -16,12 +16,6 @@ struct TokenSuiteCase {
     let path: Scenario
     let position: Int
 
-    struct Outcome {
-        var verdict: Verdict
-        var message: String
-        var evidence: EvidenceDraft?
-    }
-
     init(work: TokenCaseWork, flow: Flow, step: Step, template: RequestTemplate, expectation: Expectation?, path: Scenario, position: Int) {
         self.work = work
         self.flow = flow
@@ -92,7 +86,7 @@ struct TokenSuiteCase {
         let event: NotificationEvent.Kind? = target == .notification && tokenCase.expectation == .reject ? .consentRevoked : nil
         let sent = await submit(&walker, step: submitStep, template: submitTemplate, notificationForgery: notificationForgery, event: event)
         guard let response = sent else {
-            return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
+            return Outcome.unsent(walker)
         }
         let evidence = EvidenceDraft(request: walker.lastRequest, response: response, token: walker.submittedToken)
         switch tokenCase.expectation {
@@ -101,18 +95,18 @@ struct TokenSuiteCase {
         case .informational:
             let status = response.status.map(String.init) ?? response.failure?.code ?? "no answer"
             let accepted = response.status.map { (200..<300).contains($0) } ?? false
-            return Outcome(verdict: .info, message: "informational: the backend \(accepted ? "accepted" : "rejected") it (\(status))", evidence: evidence)
+            return Outcome(verdict: .info, keyed: VerdictMessage(accepted ? .informationalAccepted : .informationalRejected, ["status": status]), evidence: evidence)
         case .reject:
             var outcome = await reject(&walker, step: submitStep, response: response, expectation: submitExpectation, evidence: evidence)
             if caseID == "S8", outcome.verdict == .pass {
                 let fetched = await attackerFetches(walker) - attackerBefore
                 if fetched > 0 {
-                    outcome = Outcome(verdict: .fail, message: "rejected, but the backend fetched the key URL named in the token header (\(fetched) request(s) to the checker's attacker URL)", evidence: evidence)
+                    outcome = Outcome(verdict: .fail, keyed: VerdictMessage(.rejectedButKeyFetched, ["count": String(fetched)]), evidence: evidence)
                 }
             }
             if target == .notification, outcome.verdict == .pass, let probe = await sessionProbe(&walker, after: submitStep) {
                 if !probe.works {
-                    outcome = Outcome(verdict: .fail, message: "rejected, but the session no longer works afterwards: the forged notification changed state (\(probe.description))", evidence: evidence)
+                    outcome = Outcome(verdict: .fail, keyed: VerdictMessage(.rejectedButStateChanged, ["probe": probe.description]), evidence: evidence)
                 }
             }
             return outcome
@@ -126,7 +120,7 @@ struct TokenSuiteCase {
             try await walker.supplyProviderValues(for: template, step: step, notificationForgery: notificationForgery, event: event, jti: jti)
             request = try walker.interpolator.request(template, baseURL: walker.env.backendURL)
         } catch {
-            walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: .error, message: "cannot build the request: \(error)"))
+            walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: .error, keyed: VerdictMessage(.cannotBuildRequest, ["error": "\(error)"])))
             return nil
         }
         let response = await walker.env.transport.send(request, timeout: walker.env.timeout)
@@ -135,8 +129,8 @@ struct TokenSuiteCase {
         return response
     }
 
-    func record(_ walker: inout Walker, step: Step, verdict: Verdict, message: String, evidence: EvidenceDraft?) {
-        walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: verdict, message: message, evidence: verdict.failsRun ? evidence?.make() : nil))
+    func record(_ walker: inout Walker, step: Step, verdict: Verdict, message: VerdictMessage, evidence: EvidenceDraft?) {
+        walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: verdict, keyed: message, evidence: verdict.failsRun ? evidence?.make() : nil))
     }
 
     static func describe(_ response: HTTPResult) -> String {
@@ -150,21 +144,21 @@ struct TokenSuiteCase {
         let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
         for (name, value) in check.captures { walker.values[name] = value }
         guard check.passed else {
-            let message = "a valid token was not accepted: " + check.problems.joined(separator: "; ")
+            let message = VerdictMessage(.validTokenNotAccepted, ["problems": check.problems.joined(separator: "; ")])
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
-            return Outcome(verdict: .fail, message: message, evidence: evidence)
+            return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }
-        record(&walker, step: step, verdict: .pass, message: "accepted (\(Self.describe(response)))", evidence: nil)
+        record(&walker, step: step, verdict: .pass, message: VerdictMessage(.accepted, ["response": Self.describe(response)]), evidence: nil)
         // What it returned must work: walk the rest of the path.
         if step.number == self.step.number {
             for transition in path.transitions[(position + 1)...] {
                 if await !walker.run(transition) {
                     let failed = walker.results.last!
-                    return Outcome(verdict: .fail, message: "accepted, but step \(failed.step) then failed: \(failed.message ?? "")", evidence: failed.evidence.map(EvidenceDraft.init))
+                    return Outcome(verdict: .fail, keyed: VerdictMessage(.acceptedThenFailed, ["step": String(failed.step)], quoting: failed.keyedMessage, text: failed.message ?? ""), evidence: failed.evidence.map(EvidenceDraft.init))
                 }
             }
         }
-        return Outcome(verdict: .pass, message: "accepted (\(Self.describe(response))) and the rest of the path works")
+        return Outcome(verdict: .pass, keyed: VerdictMessage(.acceptedAndPathWorks, ["response": Self.describe(response)]))
     }
 
     // MARK: Reject
@@ -175,39 +169,42 @@ struct TokenSuiteCase {
         for (name, value) in check.captures { walker.values[name] = value }
         let captured = check.captures.keys.sorted()
         guard let status = response.status else {
-            let message = "no clear rejection: \(Self.describe(response))"
+            let message = VerdictMessage(.noClearRejection, ["response": Self.describe(response)])
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
-            return Outcome(verdict: .fail, message: message, evidence: evidence)
+            return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }
-        var message: String
+        let code = String(status)
+        var message: VerdictMessage
         var verdict: Verdict
         switch status {
         case 400..<500:
             verdict = .pass
-            message = "rejected (HTTP \(status))"
+            message = VerdictMessage(.rejected, ["status": code])
         case 500..<600:
             verdict = .fail
-            message = "server error HTTP \(status) instead of a 4xx rejection"
+            message = VerdictMessage(.serverErrorNotRejection, ["status": code])
         case 200..<300:
             verdict = .fail
-            message = "accepted (HTTP \(status)): the backend does not enforce \(work.rule.id)"
+            message = VerdictMessage(.acceptedRuleNotEnforced, ["status": code, "rule": work.rule.id])
         default:
             verdict = .fail
-            message = "HTTP \(status) instead of a 4xx rejection" + ((300..<400).contains(status) ? " (redirect, not followed)" : "")
+            message = VerdictMessage((300..<400).contains(status) ? .redirectNotRejection : .statusNotRejection, ["status": code])
         }
         // Prove nothing usable was created: use what it returned on the next step that needs it.
         if !captured.isEmpty, let use = await useCaptured(&walker, names: Set(captured), after: step) {
             if use.works {
                 verdict = .fail
-                message += "; what it returned works: \(use.description)"
+                message = VerdictMessage(.returnedWorks, ["use": use.description], quoting: message, text: message.english, as: "verdict")
+            } else if message.key == .rejected {
+                message = VerdictMessage(.rejectedReturnedRefused, ["status": code, "use": use.description])
             } else {
-                message += "; what it returned is refused: \(use.description)"
+                message = VerdictMessage(.returnedRefused, ["use": use.description], quoting: message, text: message.english, as: "verdict")
             }
         } else if verdict == .pass {
-            message += "; nothing usable returned"
+            message = VerdictMessage(.rejectedNothingUsable, ["status": code])
         }
         record(&walker, step: step, verdict: verdict, message: message, evidence: evidence)
-        return Outcome(verdict: verdict, message: message, evidence: evidence)
+        return Outcome(verdict: verdict, keyed: message, evidence: evidence)
     }
 
     struct Use {
@@ -249,15 +246,15 @@ struct TokenSuiteCase {
     /// code is refused by the provider, so a backend without a replay check passes it too).
     func replay(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
         guard let first = await submit(&walker, step: step, template: template) else {
-            return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
+            return Outcome.unsent(walker)
         }
         let firstRequest = walker.lastRequest!
         let firstCheck = ExpectationCheck(expectation: expectation, response: first, interpolator: walker.interpolator)
         guard firstCheck.passed else {
             let evidence = EvidenceDraft(request: firstRequest, response: first, token: walker.submittedToken)
-            let message = "the first, valid submission was not accepted: " + firstCheck.problems.joined(separator: "; ")
+            let message = VerdictMessage(.firstSubmissionNotAccepted, ["problems": firstCheck.problems.joined(separator: "; ")])
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
-            return Outcome(verdict: .fail, message: message, evidence: evidence)
+            return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }
         var secondRequest = firstRequest
         var note = "second submission of the identical request (same id_token, nonce and code)"
@@ -271,14 +268,14 @@ struct TokenSuiteCase {
                 note = "second submission of the same id_token and nonce, with a fresh code for the same sign-in"
             }
         } else if (work.variant ?? 0) == 1, !postsCode {
-            return Outcome(verdict: .notExecutable, message: "step \(step.number) posts no code: the identical replay is variant 0")
+            return Outcome(verdict: .notExecutable, keyed: VerdictMessage(.stepPostsNoCode, ["step": String(step.number)]))
         }
         let second = await walker.env.transport.send(secondRequest, timeout: walker.env.timeout)
         walker.lastRequest = secondRequest
         walker.lastResult = second
         let evidence = EvidenceDraft(request: secondRequest, response: second, token: walker.submittedToken, notes: [note])
         var outcome = await reject(&walker, step: step, response: second, expectation: expectation, evidence: evidence)
-        outcome.message = "replay: " + outcome.message
+        outcome.say(VerdictMessage(.replay, quoting: outcome.keyed, text: outcome.message))
         return outcome
     }
 
@@ -288,10 +285,10 @@ struct TokenSuiteCase {
     func nonceLeftOut(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
         let variant = forgery.index ?? 0
         guard let mutated = Self.template(template, nonce: variant) else {
-            return Outcome(verdict: .notExecutable, message: "step \(step.number) posts no JSON member holding {{provider.nonce}} alone: nothing to leave out")
+            return Outcome(verdict: .notExecutable, keyed: VerdictMessage(.stepPostsNoNonce, ["step": String(step.number)]))
         }
         guard let response = await submit(&walker, step: step, template: mutated) else {
-            return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
+            return Outcome.unsent(walker)
         }
         let note = ["the nonce member left out of the request", "the nonce member sent empty", "the nonce member sent as null"][min(variant, 2)]
             + "; the ID token carries this sign-in's nonce"
@@ -327,18 +324,18 @@ struct TokenSuiteCase {
     func exchangeCase(_ walker: inout Walker, step: Step, template: RequestTemplate) async -> Outcome {
         let overrides = TokenEndpointOverride.variants(for: caseID)
         let index = work.variant ?? 0
-        guard overrides.indices.contains(index) else { return Outcome(verdict: .error, message: "no token endpoint behaviour for \(caseID)[\(index)]") }
+        guard overrides.indices.contains(index) else { return Outcome(verdict: .error, keyed: VerdictMessage(.noTokenEndpointBehaviour, ["case": caseID, "index": String(index)])) }
         let provider: MockProvider
         do {
             provider = try walker.provider()
             try await walker.supplyProviderValues(for: template, step: step)
         } catch {
-            return Outcome(verdict: .error, message: "cannot build the request: \(error)")
+            return Outcome(verdict: .error, keyed: VerdictMessage(.cannotBuildRequest, ["error": "\(error)"]))
         }
         await provider.setTokenEndpointOverride(overrides[index].override)
         let response = await submit(&walker, step: step, template: template)
         await provider.setTokenEndpointOverride(nil)
-        guard let response else { return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request") }
+        guard let response else { return Outcome.unsent(walker) }
         let evidence = EvidenceDraft(request: walker.lastRequest, response: response, token: walker.submittedToken, notes: ["provider token endpoint: \(overrides[index].description)"])
         return await reject(&walker, step: step, response: response, expectation: expectation, evidence: evidence)
     }
@@ -352,42 +349,42 @@ struct TokenSuiteCase {
         var evidence: EvidenceDraft?
         for attempt in 1...2 {
             guard let response = await submit(&walker, step: step, template: template, event: kind, jti: jti) else {
-                return Outcome(verdict: .error, message: walker.results.last?.message ?? "cannot build the request")
+                return Outcome.unsent(walker)
             }
             let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
             evidence = EvidenceDraft(request: walker.lastRequest, response: response, token: walker.submittedToken)
             guard check.passed else {
-                let message = "\(kind.rawValue) notification\(attempt == 2 ? " sent again (same jti)" : ""): " + check.problems.joined(separator: "; ")
+                let message = VerdictMessage(attempt == 2 ? .notificationResentProblems : .notificationProblems, ["kind": kind.rawValue, "problems": check.problems.joined(separator: "; ")])
                 record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
-                return Outcome(verdict: .fail, message: message, evidence: evidence)
+                return Outcome(verdict: .fail, keyed: message, evidence: evidence)
             }
         }
-        record(&walker, step: step, verdict: .pass, message: "\(kind.rawValue) accepted twice (same jti)", evidence: nil)
+        record(&walker, step: step, verdict: .pass, message: VerdictMessage(.notificationAcceptedTwice, ["kind": kind.rawValue]), evidence: nil)
         guard let probe = await sessionProbe(&walker, after: step) else {
-            return Outcome(verdict: .pass, message: "\(kind.rawValue) accepted twice (same jti); no later step uses the session, state change not verified")
+            return Outcome(verdict: .pass, keyed: VerdictMessage(.notificationStateNotVerified, ["kind": kind.rawValue]))
         }
         let expectedWorks = !kind.endsSessions
         guard probe.works == expectedWorks else {
-            let message = "\(kind.rawValue) accepted, but the session \(probe.works ? "still works" : "was ended"): \(probe.description)"
-            return Outcome(verdict: .fail, message: message, evidence: evidence)
+            let message = VerdictMessage(probe.works ? .notificationSessionStillWorks : .notificationSessionEnded, ["kind": kind.rawValue, "probe": probe.description])
+            return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }
-        return Outcome(verdict: .pass, message: "\(kind.rawValue) accepted twice (same jti); session \(expectedWorks ? "kept" : "ended") as it should: \(probe.description)")
+        return Outcome(verdict: .pass, keyed: VerdictMessage(expectedWorks ? .notificationSessionKept : .notificationSessionEndedAsItShould, ["kind": kind.rawValue, "probe": probe.description]))
     }
 
     /// R1: deleting the account revokes the user's Apple tokens with a valid client_secret.
     func revocation(_ walker: inout Walker, step: Step, template: RequestTemplate, expectation: Expectation?) async -> Outcome {
         let sent = await walker.send(step: step, template: template, expectation: expectation, branch: nil)
         guard sent.verdict == .pass else {
-            return Outcome(verdict: sent.verdict, message: sent.message ?? "", evidence: sent.evidence.map(EvidenceDraft.init))
+            return Outcome(verdict: sent.verdict, saying: sent)
         }
         let revokeStep = path.transitions[(position + 1)...].compactMap { flow.step($0.from) }
             .first { flow.kind(of: $0) == .providerCall && Walker.expectedCall(for: $0) == .revoke }
         guard let revokeStep else {
-            return Outcome(verdict: .notExecutable, message: "no backend → provider revoke step follows step \(step.number)")
+            return Outcome(verdict: .notExecutable, keyed: VerdictMessage(.noRevokeStep, ["step": String(step.number)]))
         }
         await walker.observe(step: revokeStep, branch: nil)
         let observed = walker.results.last!
-        return Outcome(verdict: observed.verdict, message: "revoke on account deletion: " + (observed.message ?? ""), evidence: observed.evidence.map(EvidenceDraft.init))
+        return Outcome(verdict: observed.verdict, keyed: VerdictMessage(.revokeOnDeletion, quoting: observed.keyedMessage, text: observed.message ?? ""), evidence: observed.evidence.map(EvidenceDraft.init))
     }
 
     func attackerFetches(_ walker: Walker) async -> Int {

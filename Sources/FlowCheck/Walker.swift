@@ -102,7 +102,7 @@ struct Walker {
             try await supplyProviderValues(for: template, step: step)
             request = try interpolator.request(template, baseURL: env.backendURL)
         } catch {
-            let result = StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .error, message: "cannot build the request: \(error)")
+            let result = StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .error, keyed: VerdictMessage(.cannotBuildRequest, ["error": "\(error)"]))
             results.append(result)
             return result
         }
@@ -118,10 +118,12 @@ struct Walker {
         for (name, value) in check.captures { values[name] = value }
         let evidence = Self.evidence(request: request, response: response, token: submittedToken)
         let verdict: Verdict = check.passed ? .pass : .fail
-        let message = check.passed ? "\(request.method) \(Self.path(of: request.url)) → \(response.status ?? 0)" : check.problems.joined(separator: "; ")
-        let result = StepResult(
+        var result = StepResult(
             step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, branch: branch,
-            verdict: verdict, message: message, evidence: check.passed ? nil : evidence)
+            verdict: verdict, message: check.problems.joined(separator: "; "), evidence: check.passed ? nil : evidence)
+        if check.passed {
+            result.keyedMessage = VerdictMessage(.requestAnswered, ["method": request.method, "path": Self.path(of: request.url), "status": String(response.status ?? 0)])
+        }
         results.append(result)
         return result
     }
@@ -157,16 +159,16 @@ struct Walker {
                 let ok = result.code != nil || result.idToken != nil
                 results.append(StepResult(
                     step: step.number, title: step.title, kind: kind, branch: branch, verdict: ok ? .pass : .error,
-                    message: ok ? "simulated at the mock provider: approved" : "the mock provider issued nothing on approval"))
+                    keyed: VerdictMessage(ok ? .providerApproved : .providerIssuedNothing)))
             } else {
                 let result = try await provider().signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: .none, outcome: outcome, nonce: link?.nonce ?? .verbatim)
                 let ok = result.code == nil && result.idToken == nil
                 results.append(StepResult(
                     step: step.number, title: step.title, kind: kind, branch: branch, verdict: ok ? .pass : .error,
-                    message: ok ? "simulated at the mock provider: \(outcome.rawValue) (\(result.error ?? "no code issued"))" : "the mock provider issued a code on \(outcome.rawValue)"))
+                    keyed: ok ? VerdictMessage(.providerRefused, ["outcome": outcome.rawValue, "error": result.error ?? "no code issued"]) : VerdictMessage(.providerIssuedCode, ["outcome": outcome.rawValue])))
             }
         } catch {
-            results.append(StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .error, message: "mock provider: \(error)"))
+            results.append(StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .error, keyed: VerdictMessage(.providerError, ["error": "\(error)"])))
         }
     }
 
@@ -191,7 +193,7 @@ struct Walker {
         let call = Self.expectedCall(for: step)
         guard let signIn, let code = signIn.code, let provider = link?.provider else {
             results.append(StepResult(step: step.number, title: step.title, kind: kind, branch: branch, verdict: .notExecutable,
-                                      message: "no sign-in on this path: nothing to observe for the \(call.rawValue)"))
+                                      keyed: VerdictMessage(.nothingToObserve, ["call": call.rawValue])))
             return
         }
         let elidedCode = Secret.elide(code)
@@ -239,10 +241,11 @@ struct Walker {
             problems.append("the backend never made the \(call.rawValue) for this sign-in (waited \(TransportFailure.format(env.observeWait)) s)")
         }
         let evidence = Evidence(providerRequests: (match.map { [$0] } ?? candidates).map(Self.providerEvidence))
-        results.append(StepResult(
+        var result = StepResult(
             step: step.number, title: step.title, kind: kind, branch: branch, verdict: problems.isEmpty ? .pass : .fail,
-            message: problems.isEmpty ? "observed at the mock provider: \(call.rawValue), client_secret valid" : problems.joined(separator: "; "),
-            evidence: problems.isEmpty ? nil : evidence))
+            message: problems.joined(separator: "; "), evidence: problems.isEmpty ? nil : evidence)
+        if problems.isEmpty { result.keyedMessage = VerdictMessage(.providerCallObserved, ["call": call.rawValue]) }
+        results.append(result)
     }
 
     static func providerEvidence(_ record: RecordedRequest) -> ProviderRequestEvidence {
@@ -260,9 +263,9 @@ struct Walker {
         let kind = flow.kind(of: step)
         switch Drive.plan(transition, in: flow) {
         case .passive:
-            results.append(StepResult(step: step.number, title: step.title, kind: kind.rawValue, branch: branch, verdict: .notExecutable, message: Self.passiveReason(kind)))
+            results.append(StepResult(step: step.number, title: step.title, kind: kind.rawValue, branch: branch, verdict: .notExecutable, keyed: Self.passiveReason(kind)))
         case .impossible(let reason):
-            results.append(StepResult(step: step.number, title: step.title, kind: kind.rawValue, branch: branch, verdict: .notExecutable, message: reason))
+            results.append(StepResult(step: step.number, title: step.title, kind: kind.rawValue, branch: branch, verdict: .notExecutable, keyed: reason))
         case .provider(let outcome):
             await simulate(step: step, outcome: outcome, branch: branch)
         case .send(let template, let expectation):
@@ -273,22 +276,22 @@ struct Walker {
         return !(results.last?.verdict.failsRun ?? false)
     }
 
-    static func passiveReason(_ kind: StepKind) -> String {
+    static func passiveReason(_ kind: StepKind) -> VerdictMessage {
         switch kind {
-        case .ui: "UI only: nothing reaches the backend"
-        case .response: "the backend's answer, judged at the request it answers"
-        case .internal: "internal to the backend: verified only through its effects"
-        case .undescribedRequest: "no http block: nothing to send"
-        case .providerMessage: "the provider's answer to the backend's call (observed at the call)"
-        default: "not executable"
+        case .ui: VerdictMessage(.passiveUI)
+        case .response: VerdictMessage(.passiveResponse)
+        case .internal: VerdictMessage(.passiveInternal)
+        case .undescribedRequest: VerdictMessage(.passiveNoHTTP)
+        case .providerMessage: VerdictMessage(.passiveProviderMessage)
+        default: VerdictMessage(.passiveOther)
         }
     }
 
     /// Marks the remaining transitions of a path as skipped after a failure.
-    mutating func skip(_ transitions: ArraySlice<StateMachine.Transition>, reason: String) {
+    mutating func skip(_ transitions: ArraySlice<StateMachine.Transition>, reason: VerdictMessage) {
         for transition in transitions {
             guard let step = flow.step(transition.from) else { continue }
-            results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, branch: transition.label, verdict: .skipped, message: reason))
+            results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, branch: transition.label, verdict: .skipped, keyed: reason))
         }
     }
 }
@@ -331,7 +334,7 @@ extension Walker {
                 return result
             }
             result.verdict = .inconclusive
-            result.message = "inconclusive: \(result.message ?? "rejected"), but the provider had refused the backend's own call: \(refusal)"
+            result.keyedMessage = VerdictMessage(.inconclusiveProviderRefused, ["refusal": refusal], quoting: result.keyedMessage, text: result.message ?? "rejected")
             result.cause = refusal
         }
         var evidence = result.evidence ?? Evidence()

@@ -41,12 +41,15 @@ struct BuildSetup: Sendable {
         let providers = ProviderCatalog.load(paths: inputs)
         var renderer = PageRenderer(theme: theme, config: config, results: options.results, headExtra: options.headExtra)
         renderer.providers = providers
+        renderer.revision = config.showRevision ? GitRevision.short(in: configDirectory) : nil
         var globalHash = ContentHash()
         globalHash.combine(SiteBuilder.rendererVersion)
         globalHash.combine(configBytes)
         globalHash.combine(theme.hash)
         // Index cards show each flow's status: results that change make every card stale.
         globalHash.combine(options.results?.fingerprint ?? "-")
+        // The footer's revision is on every page.
+        globalHash.combine(renderer.revision ?? "-")
         return BuildSetup(
             config: config, configDirectory: configDirectory, theme: theme, providers: providers, renderer: renderer,
             globalKey: globalHash.description, inputs: inputs

@@ -128,6 +128,9 @@ extension PageRenderer {
             "provider": .optional(flow.provider),
         ]
         if let summary = flow.summary, !summary.isEmpty { flowContext["summaryHTML"] = .string(inline(summary)) }
+        if let editURL = config.editURL {
+            flowContext["editHref"] = .string(editURL.replacingOccurrences(of: "{path}", with: percentEncode(flow.file)))
+        }
         return .object(flowContext)
     }
 

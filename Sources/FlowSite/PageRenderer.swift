@@ -18,6 +18,8 @@ struct PageRenderer: Sendable {
     let headExtra: String
     /// The provider profiles of the build: a rule lists only the cases its flow's provider runs.
     var providers: ProviderCatalog = .builtIn
+    /// The git revision for the footer (`revision: true` in site.yml), when there is one.
+    var revision: String?
     /// Rendered token-case lists, shared by every page of a language (they depend only on the
     /// rule family and the labels when there are no results).
     let memo = Memo()
@@ -74,6 +76,7 @@ struct PageRenderer: Sendable {
     private var siteContext: TemplateValue {
         var site: [String: TemplateValue] = ["title": .string(config.title)]
         if let description = config.description { site["descriptionHTML"] = .string(inline(description)) }
+        if let revision { site["revision"] = .string(revision) }
         return .object(site)
     }
 }

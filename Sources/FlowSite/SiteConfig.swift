@@ -27,6 +27,12 @@ public struct SiteConfig: Sendable, Hashable {
     public var assetsDirectory: String?
     /// Label overrides per language: `labels: { vi: { steps: "Các bước" } }`.
     public var labels: [String: [String: String]] = [:]
+    /// "Edit this page" on every flow page: an http(s) URL with `{path}`, replaced by the
+    /// spec's path as the page's footer shows it (`https://github.com/org/repo/edit/main/{path}`).
+    public var editURL: String?
+    /// The footer shows the git revision (short hash) the site was built from, when the folder
+    /// of `site.yml` is in a git checkout. Off by default: the pages then depend on the commit.
+    public var showRevision: Bool = false
 
     public init() {}
 
@@ -87,6 +93,15 @@ public struct SiteConfig: Sendable, Hashable {
                 guard let bool = value.typed.bool else { throw Error(file: file, message: "`\(key)` must be true or false") }
                 config.allowRawHTML = bool
             case "flows": config.flows = try strings(value, key)
+            case "edit-url", "edit_url":
+                let url = try string(value, key)
+                guard url.hasPrefix("https://") || url.hasPrefix("http://"), url.contains("{path}") else {
+                    throw Error(file: file, message: "`\(key)` must be an http(s) URL containing {path}")
+                }
+                config.editURL = url
+            case "revision":
+                guard let bool = value.typed.bool else { throw Error(file: file, message: "`\(key)` must be true or false") }
+                config.showRevision = bool
             case "theme": config.themeDirectory = try string(value, key)
             case "assets": config.assetsDirectory = try string(value, key)
             case "labels":
@@ -100,7 +115,7 @@ public struct SiteConfig: Sendable, Hashable {
                     config.labels[languageNode.scalar?.string ?? ""] = labels
                 }
             default:
-                throw Error(file: file, message: "unknown key `\(key)` (known: title, description, base-url, language, languages, navigation, allow-raw-html, flows, theme, assets, labels)")
+                throw Error(file: file, message: "unknown key `\(key)` (known: title, description, base-url, language, languages, navigation, allow-raw-html, flows, theme, assets, labels, edit-url, revision)")
             }
         }
         return config

@@ -99,14 +99,24 @@ public struct SiteResults: Codable, Sendable, Hashable {
         public var status: Status
         /// What was observed (status code, the assertion that failed, the token used…).
         public var evidence: String?
+        /// `evidence` as a checker sentence: its `MessageKey` raw value and the values it
+        /// quotes. The page says it in its language (label `message_<key>`), or shows
+        /// `evidence` when the key has no label (an old report, an unknown key).
+        public var evidenceKey: String?
+        public var evidenceArgs: [String: String]?
         /// The check item that showed it.
         public var item: ItemRef?
         /// For `notReached`: the step that failed first on the way.
         public var blockedAt: Int?
 
-        public init(status: Status, evidence: String? = nil, item: ItemRef? = nil, blockedAt: Int? = nil) {
+        public init(
+            status: Status, evidence: String? = nil, item: ItemRef? = nil, blockedAt: Int? = nil,
+            evidenceKey: String? = nil, evidenceArgs: [String: String]? = nil
+        ) {
             self.status = status
             self.evidence = evidence
+            self.evidenceKey = evidenceKey
+            self.evidenceArgs = evidenceArgs
             self.item = item
             self.blockedAt = blockedAt
         }

@@ -13,10 +13,18 @@ extension PageRenderer {
             "status": .string(verdict.status.rawValue),
             "icon": .string(verdict.status.icon),
             "label": .string(label),
-            "evidence": .optional(verdict.evidence),
+            "evidence": .optional(Self.evidence(verdict, labels: labels)),
             "blockedHref": verdict.blockedAt.map { .string("#step-\($0)") } ?? false,
             "source": verdict.item.map { sourceContext($0, labels: labels) } ?? false,
         ]
+    }
+
+    /// The evidence sentence in the page's language: the label `message_<key>` filled with the
+    /// values quoted from the run (escaped with the rest when the template writes it), or the
+    /// report's English text when the key has no label in this language.
+    static func evidence(_ verdict: SiteResults.Verdict, labels: Labels) -> String? {
+        guard let key = verdict.evidenceKey else { return verdict.evidence }
+        return VerdictMessage.render(key: key, args: verdict.evidenceArgs ?? [:]) { labels.table["message_" + $0] } ?? verdict.evidence
     }
 
     /// "shown by nonce/C12" linking to the case (or to the step a scenario failed at).

@@ -1,6 +1,7 @@
 @testable import FlowCLI
 import FlowCheck
 import FlowMocks
+import FlowModel
 import FlowSite
 import Foundation
 import Testing
@@ -167,6 +168,30 @@ extension CheckServers {
         // A report that is neither format is refused with a clear message.
         try Data("{\"flows\": [{}]}".utf8).write(to: json)
         #expect(throws: ResultsInput.Error.self) { try ResultsInput.load(path: json.path) }
+    }
+
+    /// Evidence sentences are keyed in the JSON report and said in the page's language: the
+    /// Vietnamese web flow's token cases read "đã từ chối (HTTP 4xx)…", not the English message,
+    /// which the report keeps as it was.
+    @Test func checkReportEvidenceIsInThePagesLanguage() async throws {
+        let json = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-evidence-vi-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: json) }
+        let output = CapturedOutput()
+        let code = await CheckCLI.run(arguments: [Fixtures.repositoryFlows, "--flow", "apple-sign-in-web", "--concurrency", "8", "--report", "json:\(json.path)"], console: output.console)
+        #expect(code == 0, "\(output.text.suffix(2000))")
+        let report = try JSONReport.decode(try #require(FileManager.default.contents(atPath: json.path)))
+        let rejected = report.results.filter { $0.messageKey == MessageKey.rejectedNothingUsable.rawValue }
+        #expect(!rejected.isEmpty)
+        #expect(rejected.allSatisfy { $0.message?.hasPrefix("rejected (HTTP 4") == true && $0.message?.hasSuffix("; nothing usable returned") == true })
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-evidence-vi-site-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let config = URL(fileURLWithPath: Fixtures.repositoryFlows).deletingLastPathComponent().appendingPathComponent("site/site.yml").path
+        let build = try SiteBuilder(options: SiteBuildOptions(inputs: [Fixtures.repositoryFlows], outputDirectory: out, configPath: config, results: try ResultsInput.load(path: json.path))).build()
+        #expect(build.succeeded)
+        let page = try String(contentsOfFile: out + "/flows/apple-sign-in-web.html", encoding: .utf8)
+        #expect(page.contains("<span class=\"evidence\">đã từ chối (HTTP 4"))
+        #expect(page.contains("; không trả về gì dùng được</span>"))
+        #expect(!page.contains("nothing usable returned"))
     }
 
     @Test func everyDefectIsCoveredByThisTest() {

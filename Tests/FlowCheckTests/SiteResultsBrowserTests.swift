@@ -2,6 +2,7 @@ import FlowCheck
 @testable import FlowCLI
 import FlowSite
 import Foundation
+import TestSupport
 import Testing
 
 /// The results overlay read in headless Chromium as a reviewer reads it, at 1 280 × 800 and
@@ -137,6 +138,33 @@ struct SiteResultsBrowserTests {
         _ = try Chromium.run(["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + site + "/flows/\(Self.flowID).html"])
         let bytes = try #require(FileManager.default.contents(atPath: pdf), "no PDF")
         #expect(bytes.starts(with: Array("%PDF".utf8)) && bytes.count > 20_000)
+        // The print opens the token cases: words that are on the page only inside a closed
+        // `<details class="cases">` (case titles, conformance ids, evidence) are in the PDF.
+        let pdftotext = try #require(which("pdftotext"), "pdftotext is missing (Debian poppler-utils; scripts/setup.sh --test)")
+        let printed = try runProcess(pdftotext, ["-enc", "UTF-8", pdf, "-"])
+        #expect(printed.status == 0, "\(printed.output.prefix(500))")
+        let html = try String(contentsOfFile: site + "/flows/\(Self.flowID).html", encoding: .utf8)
+        let hidden = Self.wordsOnlyInClosedCaseDetails(html)
+        #expect(hidden.count >= 5, "too few words only inside closed case details: \(hidden)")
+        let text = printed.output.lowercased()
+        let missing = hidden.filter { !text.contains($0) }
+        #expect(missing.isEmpty, "token-case details not printed, missing: \(missing)")
+    }
+
+    /// Plain ASCII words (7+ letters, lowercased) that a page has only inside the closed token-case
+    /// `<details>` (not in their visible `<summary>`), sorted.
+    static func wordsOnlyInClosedCaseDetails(_ html: String) -> [String] {
+        func words(_ fragment: String) -> Set<String> {
+            let text = fragment.replacing(/<[^>]*>/, with: " ").replacing(/&[#a-zA-Z0-9]+;/, with: " ")
+            return Set(text.split { !($0.isASCII && $0.isLetter) }.map { $0.lowercased() }.filter { $0.count >= 7 })
+        }
+        var outside = html
+        var inside = ""
+        for match in html.matches(of: /<details class="cases">(?s:(.*?))<\/details>/) {
+            inside += String(match.output.1).replacing(/<summary>(?s:.*?)<\/summary>/, with: " ")
+            outside = outside.replacingOccurrences(of: String(match.output.0), with: " ")
+        }
+        return words(inside).subtracting(words(outside)).sorted()
     }
 
     /// Search indexes whole steps: a word only in the last paragraph of the longest step (read

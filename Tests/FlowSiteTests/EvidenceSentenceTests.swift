@@ -1,0 +1,81 @@
+import FlowModel
+import Foundation
+import Testing
+@testable import FlowSite
+
+/// The checker's verdict sentences (`MessageKey`) in the page's language: every key the checker
+/// can emit has Vietnamese and Turkish text in the default theme with the same placeholders as
+/// its English, and a page shows the sentence of its language, or the report's English text when
+/// the key is unknown (a report older or newer than this theme).
+@Suite("Evidence sentences")
+struct EvidenceSentenceTests {
+    static let languages = ["vi", "tr"]
+
+    @Test func everyKeyHasEnglishVietnameseAndTurkishTextWithTheSamePlaceholders() throws {
+        let theme = try Theme.load(overrideDirectory: nil)
+        #expect(MessageKey.allCases.count >= 60)
+        var problems: [String] = []
+        for key in MessageKey.allCases {
+            let english = VerdictMessage.placeholders(key.english)
+            if key.english.trimmingCharacters(in: .whitespaces).isEmpty { problems.append("\(key.rawValue): no English") }
+            for language in Self.languages {
+                guard let text = theme.labelTables[language]?["message_" + key.rawValue], !text.isEmpty else {
+                    problems.append("\(key.rawValue): no \(language) text")
+                    continue
+                }
+                let local = VerdictMessage.placeholders(text)
+                if local != english { problems.append("\(key.rawValue) [\(language)]: placeholders \(local), English has \(english)") }
+                if text == key.english, !english.isEmpty, key != .requestAnswered { problems.append("\(key.rawValue) [\(language)]: not translated") }
+            }
+        }
+        // No label for a key the checker no longer emits.
+        let known = Set(MessageKey.allCases.map { "message_" + $0.rawValue })
+        for language in ["en"] + Self.languages {
+            for name in (theme.labelTables[language] ?? [:]).keys where name.hasPrefix("message_") && !known.contains(name) {
+                problems.append("\(language): \(name) is no MessageKey")
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test func placeholdersAreFilledOnceAndLiteralBracesStay() {
+        #expect(VerdictMessage.fill("{a} and {b}", ["a": "{b}", "b": "x"]) == "{b} and x")
+        #expect(VerdictMessage(.stepPostsNoNonce, ["step": "4"]).english == "step 4 posts no JSON member holding {{provider.nonce}} alone: nothing to leave out")
+        #expect(VerdictMessage.placeholders("{case}[{index}] {{provider.nonce}}") == ["case", "index"])
+    }
+
+    @Test func pageSaysTheSentenceInItsLanguageAndFallsBackToTheReportsText() throws {
+        let theme = try Theme.load(overrideDirectory: nil)
+        let verdict = SiteResults.Verdict(status: .pass, evidence: "rejected (HTTP 401); nothing usable returned", evidenceKey: MessageKey.rejectedNothingUsable.rawValue, evidenceArgs: ["status": "401"])
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "vi")) == "đã từ chối (HTTP 401); không trả về gì dùng được")
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "tr")) == "reddedildi (HTTP 401); kullanılabilir bir şey döndürülmedi")
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "en")) == "rejected (HTTP 401); nothing usable returned")
+        var old = verdict
+        old.evidenceKey = "a_key_of_another_version"
+        #expect(PageRenderer.evidence(old, labels: theme.labels(for: "vi")) == "rejected (HTTP 401); nothing usable returned")
+        old.evidenceKey = nil
+        #expect(PageRenderer.evidence(old, labels: theme.labels(for: "tr")) == "rejected (HTTP 401); nothing usable returned")
+    }
+
+    /// A sentence quoting another says both in the page's language; values quoted from the run
+    /// reach the page escaped.
+    @Test func quotedSentencesAreTranslatedAndValuesEscaped() throws {
+        let theme = try Theme.load(overrideDirectory: nil)
+        let inner = VerdictMessage(.rejectedNothingUsable, ["status": "401"])
+        let replay = VerdictMessage(.replay, quoting: inner, text: inner.english)
+        #expect(replay.english == "replay: rejected (HTTP 401); nothing usable returned")
+        let step = VerdictMessage(.stepFailed, ["step": "6"], quoting: replay, text: replay.english)
+        let verdict = SiteResults.Verdict(status: .fail, evidence: step.english, evidenceKey: step.key.rawValue, evidenceArgs: step.args)
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "vi")) == "bước 6: phát lại: đã từ chối (HTTP 401); không trả về gì dùng được")
+        // Quoted text that is no keyed sentence (an expectation's problems) stays as it is.
+        let plain = VerdictMessage(.stepFailed, ["step": "6"], quoting: nil, text: "expected status 200, got 500")
+        let plainVerdict = SiteResults.Verdict(status: .fail, evidence: plain.english, evidenceKey: plain.key.rawValue, evidenceArgs: plain.args)
+        #expect(PageRenderer.evidence(plainVerdict, labels: theme.labels(for: "tr")) == "6. adım: expected status 200, got 500")
+
+        let hostile = VerdictMessage(.acceptedRuleNotEnforced, ["status": "200", "rule": "<script>alert(1)</script>"])
+        let sentence = try #require(PageRenderer.evidence(SiteResults.Verdict(status: .fail, evidence: hostile.english, evidenceKey: hostile.key.rawValue, evidenceArgs: hostile.args), labels: theme.labels(for: "vi")))
+        let html = theme.renderString(["status": "fail", "icon": "✗", "label": "không đạt", "evidence": .string(sentence)], template: "verdict-line")
+        #expect(html.contains("backend không thực thi &lt;script&gt;alert(1)&lt;/script&gt;"), "\(html)")
+        #expect(!html.contains("<script>"))
+    }
+}
