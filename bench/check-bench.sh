@@ -114,7 +114,7 @@ for i in $(seq "$runs"); do
   start=$(now)
   /usr/bin/time -f "%M" -o "$out/rss" "$bin" check flows/ --report "json:$out/check.json" > "$out/console.txt" || true
   wall=$(secs "$start" "$(now)")
-  echo "run $i: wall ${wall}s, peak RSS $(( $(cat "$out/rss") / 1024 )) MiB; $(grep -E 'requests to the backend' "$out/console.txt")"
+  echo "run $i: wall ${wall}s, peak RSS $(( $(tail -1 "$out/rss") / 1024 )) MiB; $(grep -E 'requests to the backend' "$out/console.txt")"
   if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $wall < $best else 1)"; then best=$wall; cp "$out/check.json" "$out/best.json"; fi
 done
 python3 - "$out/best.json" <<'PY'
@@ -164,6 +164,7 @@ done
 
 # 4. Memory over a run 10 times larger: flows/ copied 10 times (ids made unique).
 mkdir -p "$out/x10"
+cp -r openapi "$out/openapi"  # the flows name ../openapi/*.yaml
 python3 - flows "$out/x10" <<'PY'
 import os, re, sys
 src, dst = sys.argv[1], sys.argv[2]
@@ -177,7 +178,7 @@ for k in range(10):
 PY
 start=$(now)
 /usr/bin/time -f "%M" -o "$out/rss10" "$bin" check "$out/x10" > "$out/x10.txt" || true
-echo "memory: flows/ ×10 ($(grep -E '^Total:' "$out/x10.txt" | sed 's/^Total: //')): peak RSS $(( $(cat "$out/rss10") / 1024 )) MiB in $(secs "$start" "$(now)")s; ×1: $(( $(cat "$out/rss") / 1024 )) MiB"
+echo "memory: flows/ ×10 ($(grep -E '^Total:' "$out/x10.txt" | sed 's/^Total: //')): peak RSS $(( $(tail -1 "$out/rss10") / 1024 )) MiB in $(secs "$start" "$(now)")s; ×1: $(( $(tail -1 "$out/rss") / 1024 )) MiB"
 
 # 6. Anchors: plain loopback HTTP on the same mock HTTP server (the provider's JWKS), OpenSSL's RS256.
 port=$((20000 + RANDOM % 20000))

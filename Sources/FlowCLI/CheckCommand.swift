@@ -155,7 +155,11 @@ public enum CheckCLI {
         }
         let run = Linter().lint(paths: SpecPaths.resolve(command.paths))
         if run.hasErrors {
-            console.line(DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false))
+            // Line by line: the console escapes control characters in a line, newlines included.
+            let report = DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false)
+            for line in report.split(separator: "\n", omittingEmptySubsequences: false).dropLast(report.hasSuffix("\n") ? 1 : 0) {
+                console.line(String(line))
+            }
             console.line("error: the specs have lint errors; fix them before checking (flowspec lint)")
             return CommandExit.badInput
         }

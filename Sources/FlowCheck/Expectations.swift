@@ -119,10 +119,7 @@ public struct ExpectationCheck: Sendable {
         self.captures = captures
     }
 
-    static func parseJSON(_ body: [UInt8]) -> JSONNode? {
-        guard !body.isEmpty else { return nil }
-        return try? JSONDecoder().decode(JSONNode.self, from: Data(body))
-    }
+    static func parseJSON(_ body: [UInt8]) -> JSONNode? { JSONNode.parse(body) }
 
     /// Nil when `value` satisfies `matcher`, else the problem.
     static func judge(_ value: JSONNode?, matcher: ValueMatcher, what: String, interpolator: Interpolator) -> String? {

@@ -1,3 +1,4 @@
+import Foundation
 
 /// The package's one JSON value: expected values of `expect` blocks, request and response
 /// bodies, exports, and tokens. It keeps what JOSE work needs and `JSONSerialization` loses —
@@ -103,64 +104,6 @@ extension JSONNode: CustomStringConvertible {
     }
 }
 
-extension JSONNode: Codable {
-    public init(from decoder: Decoder) throws {
-        if let container = try? decoder.container(keyedBy: MemberName.self) {
-            var object = JSONObject()
-            for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
-                object.append(key.stringValue, try container.decode(JSONNode.self, forKey: key))
-            }
-            self = .object(object)
-            return
-        }
-        if var container = try? decoder.unkeyedContainer() {
-            var values: [JSONNode] = []
-            while !container.isAtEnd { values.append(try container.decode(JSONNode.self)) }
-            self = .array(values)
-            return
-        }
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else {
-            self = .string(try container.decode(String.self))
-        }
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        switch self {
-        case .object(let object):
-            var container = encoder.container(keyedBy: MemberName.self)
-            for member in object.members { try container.encode(member.value, forKey: MemberName(member.name)) }
-        case .array(let values):
-            var container = encoder.unkeyedContainer()
-            for value in values { try container.encode(value) }
-        default:
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .null: try container.encodeNil()
-            case .bool(let value): try container.encode(value)
-            case .int(let value): try container.encode(Double(value))
-            case .double(let value): try container.encode(value)
-            case .string(let value): try container.encode(value)
-            case .array, .object: break
-            }
-        }
-    }
-
-    /// An object member's name as a coding key.
-    struct MemberName: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-}
 
 /// An ordered list of members. Parsed objects never hold duplicates (the parser
 /// rejects them); objects you build may, to mint tokens with duplicate claims.
@@ -305,23 +248,7 @@ extension JSONNode {
     }
 
     package static func writeString(_ value: String, to out: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0..<0x20:
-                out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        appendQuoted(value, scriptSafe: false, to: &out)
     }
 }
 
@@ -352,12 +279,24 @@ extension JSONNode {
     /// JavaScript's line terminators U+2028/U+2029, for JSON embedded in pages. The one JSON
     /// string writer of the package; text without anything to escape costs one scan.
     public static func quote(_ text: String, scriptSafe: Bool = false) -> String {
+        var out: [UInt8] = []
+        appendQuoted(text, scriptSafe: scriptSafe, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `text` as a JSON string literal appended to `out`: the writer behind `quote`,
+    /// `jsonBytes()` and `description`. Backspace and form feed take their short escapes.
+    static func appendQuoted(_ text: String, scriptSafe: Bool, to out: inout [UInt8]) {
         let plain = text.utf8.allSatisfy {
             $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && (!scriptSafe || ($0 != 0x3C && $0 != 0x3E && $0 != 0x26 && $0 != 0xE2))
         }
-        if plain { return "\"" + text + "\"" }
-        var out: [UInt8] = [0x22]
-        out.reserveCapacity(text.utf8.count + 16)
+        out.append(0x22)
+        if plain {
+            out.append(contentsOf: text.utf8)
+            out.append(0x22)
+            return
+        }
+        out.reserveCapacity(out.count + text.utf8.count + 16)
         let bytes = Array(text.utf8)
         var index = 0
         func escape(_ literal: StaticString) { literal.withUTF8Buffer { out.append(contentsOf: $0) } }
@@ -369,6 +308,8 @@ extension JSONNode {
             case 0x0A: escape("\\n")
             case 0x0D: escape("\\r")
             case 0x09: escape("\\t")
+            case 0x08: escape("\\b")
+            case 0x0C: escape("\\f")
             case 0x3C where scriptSafe: escape("\\u003c")
             case 0x3E where scriptSafe: escape("\\u003e")
             case 0x26 where scriptSafe: escape("\\u0026")
@@ -386,6 +327,5 @@ extension JSONNode {
             index += 1
         }
         out.append(0x22)
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -196,6 +196,6 @@ extension SchemaChecks {
             out.append(character)
             index = body.index(after: index)
         }
-        return try? JSONDecoder().decode(JSONNode.self, from: Data(out.utf8))
+        return JSONNode.parse(out)
     }
 }

@@ -7,6 +7,9 @@ import Testing
     @Test func escapesWhatRFC8259Requires() {
         #expect(JSONNode.quote("plain é 🙂") == "\"plain é 🙂\"")
         #expect(JSONNode.quote("a\"b\\c\nd\re\tf\u{1}g") == #""a\"b\\c\nd\re\tf\u0001g""#)
+        #expect(JSONNode.quote("\u{8}\u{C}") == #""\b\f""#, "backspace and form feed take their short escapes")
+        // Token bytes go through the same writer.
+        #expect(JSONNode.object(JSONObject([("k", .string("\u{8}<"))])).jsonString() == #"{"k":"\b<"}"#)
         // Outside scripts, < > & and U+2028 stay as they are.
         #expect(JSONNode.quote("</script>&\u{2028}") == "\"</script>&\u{2028}\"")
     }

@@ -44,7 +44,7 @@ public struct ArazzoRequest: Hashable, Sendable {
     /// any other body, or JSON that only parses with its placeholders filled, as a string.
     static func payload(_ body: String, contentType: String?, producers: [String: String]) -> JSONNode {
         if contentType == nil || contentType?.lowercased().contains("json") == true,
-           let value = try? JSONDecoder().decode(JSONNode.self, from: Data(body.utf8)) {
+           let value = JSONNode.parse(body) {
             return embedded(value, producers: producers)
         }
         return .string(ArazzoExpressions.embed(body, producers: producers))

@@ -117,7 +117,7 @@ extension ArazzoReader {
             if right.hasPrefix("'"), right.hasSuffix("'"), right.count >= 2 {
                 return (parts[0], .equals(.string(placeholders(String(right.dropFirst().dropLast()).replacingOccurrences(of: "\\'", with: "'")))))
             }
-            if let value = try? JSONDecoder().decode(JSONNode.self, from: Data(right.utf8)) { return (parts[0], .equals(value)) }
+            if let value = JSONNode.parse(right) { return (parts[0], .equals(value)) }
         }
         return nil
     }

@@ -92,7 +92,7 @@ struct AmbiguityRule: FlowRule {
 
     private static func json(_ body: String, variables: [String: String]) -> JSONNode? {
         guard body.hasPrefix("{") || body.hasPrefix("[") else { return nil }
-        return try? JSONDecoder().decode(JSONNode.self, from: Data(resolve(body, variables: variables).utf8))
+        return JSONNode.parse(resolve(body, variables: variables))
     }
 
     /// JSON values one request could satisfy both of: the same members (extra members are

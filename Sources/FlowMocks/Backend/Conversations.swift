@@ -142,7 +142,7 @@ struct Conversations {
                 }
             }
         }
-        if let body = JSONBridge.parse(request.body) {
+        if let body = JSONNode.parse(request.body) {
             collect(body, into: &values)
         } else {
             values += request.formFields.map(\.1)

@@ -191,7 +191,7 @@ extension MockBackend {
 
     func evaluateNotification(bindings: [String: String], request: MockHTTPRequest, audiences: Set<String>, link: BackendProviderLink) async throws -> Acceptance {
         var jwt = bindings["provider.notification"]
-        if jwt == nil, let body = JSONBridge.parse(request.body), case .string(let payload)? = JSONPath(parsing: "$.payload")?.evaluate(in: body) {
+        if jwt == nil, let body = JSONNode.parse(request.body), case .string(let payload)? = JSONPath(parsing: "$.payload")?.evaluate(in: body) {
             jwt = payload
         }
         guard let jwt, !jwt.isEmpty else { throw Rejection.request("notification payload is missing") }

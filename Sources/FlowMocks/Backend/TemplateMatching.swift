@@ -167,7 +167,7 @@ enum RequestMatcher {
                     else { return nil }
                 }
             } else if let jsonTemplate = JSONTemplate(body) {
-                guard let incoming = JSONBridge.parse(request.body),
+                guard let incoming = JSONNode.parse(request.body),
                     apply(jsonTemplate.match(incoming, fixed: fixed, bindings: bindings, optional: optional))
                 else { return nil }
             } else {
@@ -195,7 +195,7 @@ struct JSONTemplate {
             case .placeholder(let name): Self.open + name + Self.close
             }
         }.joined()
-        guard let value = JSONBridge.parse(marked) else { return nil }
+        guard let value = JSONNode.parse(marked) else { return nil }
         root = value
     }
 

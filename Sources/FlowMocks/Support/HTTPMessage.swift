@@ -103,7 +103,7 @@ public struct MockHTTPResponse: Sendable, Hashable {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     /// The body as JSON, nil when it is not JSON.
-    public var jsonBody: JSONNode? { JSONBridge.parse(body) }
+    public var jsonBody: JSONNode? { JSONNode.parse(body) }
 }
 
 /// `application/x-www-form-urlencoded`, as browsers and Apple's token endpoint use it.
@@ -148,13 +148,3 @@ public enum FormEncoding {
     }
 }
 
-/// JSON text ↔ `FlowModel.JSONNode`, for request and response bodies (not for tokens: those
-/// go through JOSE's strict parser).
-public enum JSONBridge {
-    public static func parse(_ bytes: [UInt8]) -> JSONNode? {
-        guard !bytes.isEmpty else { return nil }
-        return try? JSONDecoder().decode(JSONNode.self, from: Data(bytes))
-    }
-
-    public static func parse(_ text: String) -> JSONNode? { parse(Array(text.utf8)) }
-}

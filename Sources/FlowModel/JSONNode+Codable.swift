@@ -1,0 +1,74 @@
+import Foundation
+
+/// JSONNode as a Codable value (exports, reports, the model's JSON form), and the one reader of
+/// JSON text into it.
+extension JSONNode: Codable {
+    public init(from decoder: Decoder) throws {
+        if let container = try? decoder.container(keyedBy: MemberName.self) {
+            var object = JSONObject()
+            for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+                object.append(key.stringValue, try container.decode(JSONNode.self, forKey: key))
+            }
+            self = .object(object)
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            var values: [JSONNode] = []
+            while !container.isAtEnd { values.append(try container.decode(JSONNode.self)) }
+            self = .array(values)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        switch self {
+        case .object(let object):
+            var container = encoder.container(keyedBy: MemberName.self)
+            for member in object.members { try container.encode(member.value, forKey: MemberName(member.name)) }
+        case .array(let values):
+            var container = encoder.unkeyedContainer()
+            for value in values { try container.encode(value) }
+        default:
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .int(let value): try container.encode(Double(value))
+            case .double(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            case .array, .object: break
+            }
+        }
+    }
+
+    /// An object member's name as a coding key.
+    struct MemberName: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+extension JSONNode {
+    /// JSON text as a value; nil when it is not JSON (an empty body included). The one reader of
+    /// bodies, examples and expected values — lenient where bodies are (a repeated member keeps
+    /// its last value), unlike `StrictJSON`, which tokens go through.
+    public static func parse(_ bytes: [UInt8]) -> JSONNode? {
+        guard !bytes.isEmpty else { return nil }
+        return try? JSONDecoder().decode(JSONNode.self, from: Data(bytes))
+    }
+
+    public static func parse(_ text: String) -> JSONNode? { parse(Array(text.utf8)) }
+}
