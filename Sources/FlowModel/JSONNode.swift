@@ -253,13 +253,9 @@ extension JSONNode {
 }
 
 extension JSONObject {
-    public func jsonBytes() -> [UInt8] {
-        var out: [UInt8] = []
-        write(to: &out)
-        return out
-    }
+    public func jsonBytes() -> [UInt8] { JSONNode.object(self).jsonBytes() }
 
-    public func jsonString() -> String { String(decoding: jsonBytes(), as: UTF8.self) }
+    public func jsonString() -> String { JSONNode.object(self).jsonString() }
 
     package func write(to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))

@@ -27,13 +27,7 @@ extension MockProvider {
             raw = random.string(length: 32)
         }
         let nonceClaim = raw.map { nonce == .sha256 ? TokenMinter.sha256Hex($0) : $0 }
-        switch forgery.caseID {
-        case "P5": rotateSigningKey()
-        case "P6":
-            addUnusableKeys()
-            rotateSigningKey()
-        default: break
-        }
+        rotateKeys(for: forgery)
         let code = issueCode(clientID: clientID, user: user, nonceClaim: nonceClaim, redirectURI: nil)
         let mint = minter(for: forgery)
         let claims = mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nonceClaim, code: code)
@@ -63,13 +57,7 @@ extension MockProvider {
     /// forgery for which `forgery.canApply(to: .notification)` holds (P5/P6 rotate first).
     public func mintNotification(clientID: String, event: NotificationEvent, forgery: TokenForgery = .none) -> String {
         if forgery.canApply(to: .notification) {
-            switch forgery.caseID {
-            case "P5": rotateSigningKey()
-            case "P6":
-                addUnusableKeys()
-                rotateSigningKey()
-            default: break
-            }
+            rotateKeys(for: forgery)
         }
         let mint = minter(for: forgery)
         let claims = mint.notificationClaims(clientID: clientID, event: event)
@@ -159,5 +147,16 @@ extension MockProvider {
         case .error, nil: break
         }
         return try mint.honest(claims)
+    }
+
+    /// P5 rotates the signing key before minting; P6 also adds keys the backend must skip.
+    func rotateKeys(for forgery: TokenForgery) {
+        switch forgery.caseID {
+        case "P5": rotateSigningKey()
+        case "P6":
+            addUnusableKeys()
+            rotateSigningKey()
+        default: break
+        }
     }
 }
