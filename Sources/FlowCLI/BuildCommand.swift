@@ -52,7 +52,7 @@ struct BuildCommand: ParsableCommand {
         }
         guard report.succeeded else {
             Terminal.writeError("error: the site was not built; fix the errors above (the previous site is unchanged)\n")
-            throw ExitCode(report.diagnostics.contains { $0.isUnusableInput && $0.severity == .error } ? 2 : 1)
+            throw ExitCode(report.diagnostics.contains { $0.isUnusableInput && $0.severity == .error } ? CommandExit.badInput : CommandExit.failures)
         }
         let pages = report.renderedPages.count + report.reusedPages.count
         Terminal.write("Built \(pages) flow page\(pages == 1 ? "" : "s") (\(report.renderedPages.count) rendered, \(report.reusedPages.count) unchanged)\n")
