@@ -37,7 +37,7 @@ final class RequestHeadDeadline: ChannelInboundHandler, RemovableChannelHandler 
 /// `Content-Length` beyond the limit is answered 413 straight away without passing the request
 /// on, and the connection closes; a chunked body that grows past the limit is passed on up to
 /// the chunk that crosses it (so the responder's bounded collect fails and answers 413), the
-/// rest is dropped, and the connection closes once that answer is written. Without it a client
+/// socket is read no more, and the connection closes once that answer is written. Without it a client
 /// could make the server read 100 MB it had already refused.
 final class RequestBodyLimit: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
@@ -79,6 +79,14 @@ final class RequestBodyLimit: ChannelDuplexHandler, RemovableChannelHandler {
         }
         context.writeAndFlush(data, promise: promise)
         context.close(promise: nil)
+    }
+
+    /// Once a body is refused the socket is read no more: what the client still sends stays in
+    /// its own buffers until the 413 and the close, however long the responder takes to answer
+    /// (on a busy machine its task may wait for a thread while the event loop would otherwise
+    /// read and drop megabytes).
+    func read(context: ChannelHandlerContext) {
+        if case .normal = state { context.read() }
     }
 
     private func refuse(context: ChannelHandlerContext) {
