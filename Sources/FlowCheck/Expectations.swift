@@ -49,33 +49,40 @@ public struct Interpolator: Sendable {
 
 /// Judges a response against an `expect` block and takes its captures.
 public struct ExpectationCheck: Sendable {
-    public var problems: [String]
+    /// What did not hold, each a keyed sentence (the site says them in the page's language).
+    public var findings: [VerdictMessage]
     public var captures: [String: String]
 
-    public var passed: Bool { problems.isEmpty }
+    /// The findings in English.
+    public var problems: [String] { findings.map(\.english) }
+    /// The findings as one message (`; ` between them).
+    public var summary: VerdictMessage { VerdictMessage.list(findings) }
+
+    public var passed: Bool { findings.isEmpty }
 
     public init(expectation: Expectation?, response: HTTPResult, interpolator: Interpolator) {
-        var problems: [String] = []
+        var problems: [VerdictMessage] = []
         var captures: [String: String] = [:]
         guard let status = response.status else {
-            self.problems = ["no response: \(response.failure?.description ?? "unknown failure")"]
+            self.findings = [VerdictMessage(.noResponse, ["failure": response.failure?.description ?? "unknown failure"])]
             self.captures = [:]
             return
         }
         let expectation = expectation
         if let expected = expectation?.status {
             if !expected.accepts(status) {
-                var problem = "status \(status), expected \(expected)"
+                let args = ["status": String(status), "expected": "\(expected)"]
                 if (300..<400).contains(status), let location = response.header("Location") {
-                    problem += " (redirect to \(Redaction.text(location)), not followed)"
+                    problems.append(VerdictMessage(.statusUnexpectedRedirect, args.merging(["location": Redaction.text(location)]) { a, _ in a }))
+                } else {
+                    problems.append(VerdictMessage(.statusUnexpected, args))
                 }
-                problems.append(problem)
             }
         } else if !(200..<300).contains(status) {
-            problems.append("status \(status), expected 2xx (the step has no status expectation)")
+            problems.append(VerdictMessage(.statusNot2xx, ["status": String(status)]))
         }
         if response.truncated {
-            problems.append("body larger than \(response.body.count) bytes: cut, JSON assertions cannot be judged")
+            problems.append(VerdictMessage(.bodyTruncated, ["bytes": String(response.body.count)]))
         }
         for header in expectation?.headers ?? [] {
             let value = response.header(header.name)
@@ -90,7 +97,7 @@ public struct ExpectationCheck: Sendable {
             json = Self.parseJSON(response.body)
             if json == nil {
                 let type = response.header("Content-Type") ?? "no Content-Type"
-                problems.append("body is not JSON (\(type), \(response.body.count) bytes)")
+                problems.append(VerdictMessage(.bodyNotJSON, ["type": type, "bytes": String(response.body.count)]))
             }
         }
         if let json {
@@ -105,32 +112,32 @@ public struct ExpectationCheck: Sendable {
             switch capture.source {
             case .header(let name):
                 if let value = response.header(name) { captures[capture.name] = value }
-                else { problems.append("capture \(capture.name): no header \(name)") }
+                else { problems.append(VerdictMessage(.captureNoHeader, ["name": capture.name, "header": name])) }
             case .json(let path):
                 guard let json else { continue }
                 switch path.evaluate(in: json) {
                 case .string(let text)?: captures[capture.name] = text
                 case let value?: captures[capture.name] = value.description
-                case nil: problems.append("capture \(capture.name): \(path) is absent")
+                case nil: problems.append(VerdictMessage(.captureAbsent, ["name": capture.name, "path": path.description]))
                 }
             }
         }
-        self.problems = problems
+        self.findings = problems
         self.captures = captures
     }
 
     static func parseJSON(_ body: [UInt8]) -> JSONNode? { JSONNode.parse(body) }
 
     /// Nil when `value` satisfies `matcher`, else the problem.
-    static func judge(_ value: JSONNode?, matcher: ValueMatcher, what: String, interpolator: Interpolator) -> String? {
+    static func judge(_ value: JSONNode?, matcher: ValueMatcher, what: String, interpolator: Interpolator) -> VerdictMessage? {
         switch matcher {
         case .exists(let present):
-            if present, value == nil { return "\(what) is absent, expected present" }
-            if !present, value != nil { return "\(what) is present, expected absent" }
+            if present, value == nil { return VerdictMessage(.valueAbsentExpectedPresent, ["what": what]) }
+            if !present, value != nil { return VerdictMessage(.valuePresentExpectedAbsent, ["what": what]) }
             return nil
         case .type(let type):
-            guard let value else { return "\(what) is absent, expected \(type.rawValue)" }
-            return value.typeName == type ? nil : "\(what) is \(value.typeName.rawValue), expected \(type.rawValue)"
+            guard let value else { return VerdictMessage(.valueAbsentExpectedType, ["what": what, "type": type.rawValue]) }
+            return value.typeName == type ? nil : VerdictMessage(.valueWrongType, ["what": what, "actual": value.typeName.rawValue, "type": type.rawValue])
         case .equals(let expected):
             let resolved: JSONNode
             if case .string(let text) = expected, let interpolated = try? interpolator.apply(text) {
@@ -138,16 +145,18 @@ public struct ExpectationCheck: Sendable {
             } else {
                 resolved = expected
             }
-            guard let value else { return "\(what) is absent, expected \(Redaction.text(resolved.description))" }
+            let expected = Redaction.text(resolved.description)
+            guard let value else { return VerdictMessage(.valueAbsentExpectedValue, ["what": what, "expected": expected]) }
             return value == resolved ? nil
-                : "\(what) is \(Redaction.text(value.description).prefix(120)), expected \(Redaction.text(resolved.description))"
+                : VerdictMessage(.valueNotExpected, ["what": what, "actual": String(Redaction.text(value.description).prefix(120)), "expected": expected])
         case .matches(let pattern):
-            guard let value else { return "\(what) is absent, expected to match /\(pattern)/" }
+            guard let value else { return VerdictMessage(.valueAbsentExpectedMatch, ["what": what, "pattern": pattern]) }
             let text: String
             if case .string(let s) = value { text = s } else { text = value.description }
-            guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return "pattern /\(pattern)/ is not a valid regular expression" }
+            guard let regex = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return VerdictMessage(.patternInvalid, ["pattern": pattern]) }
             let range = NSRange(location: 0, length: (text as NSString).length)
-            return regex.firstMatch(in: text, range: range) == nil ? "\(what) is \(Redaction.text(text).prefix(120)), expected to match /\(pattern)/" : nil
+            return regex.firstMatch(in: text, range: range) == nil
+                ? VerdictMessage(.valueNoMatch, ["what": what, "actual": String(Redaction.text(text).prefix(120)), "pattern": pattern]) : nil
         }
     }
 }

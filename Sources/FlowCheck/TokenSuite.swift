@@ -144,7 +144,7 @@ struct TokenSuiteCase {
         let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
         for (name, value) in check.captures { walker.values[name] = value }
         guard check.passed else {
-            let message = VerdictMessage(.validTokenNotAccepted, ["problems": check.problems.joined(separator: "; ")])
+            let message = VerdictMessage(.validTokenNotAccepted, quoting: check.summary, text: check.summary.english, as: "problems")
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
             return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }
@@ -252,7 +252,7 @@ struct TokenSuiteCase {
         let firstCheck = ExpectationCheck(expectation: expectation, response: first, interpolator: walker.interpolator)
         guard firstCheck.passed else {
             let evidence = EvidenceDraft(request: firstRequest, response: first, token: walker.submittedToken)
-            let message = VerdictMessage(.firstSubmissionNotAccepted, ["problems": firstCheck.problems.joined(separator: "; ")])
+            let message = VerdictMessage(.firstSubmissionNotAccepted, quoting: firstCheck.summary, text: firstCheck.summary.english, as: "problems")
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
             return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }
@@ -354,7 +354,7 @@ struct TokenSuiteCase {
             let check = ExpectationCheck(expectation: expectation, response: response, interpolator: walker.interpolator)
             evidence = EvidenceDraft(request: walker.lastRequest, response: response, token: walker.submittedToken)
             guard check.passed else {
-                let message = VerdictMessage(attempt == 2 ? .notificationResentProblems : .notificationProblems, ["kind": kind.rawValue, "problems": check.problems.joined(separator: "; ")])
+                let message = VerdictMessage(attempt == 2 ? .notificationResentProblems : .notificationProblems, ["kind": kind.rawValue], quoting: check.summary, text: check.summary.english, as: "problems")
                 record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
                 return Outcome(verdict: .fail, keyed: message, evidence: evidence)
             }

@@ -123,6 +123,8 @@ struct Walker {
             verdict: verdict, message: check.problems.joined(separator: "; "), evidence: check.passed ? nil : evidence)
         if check.passed {
             result.keyedMessage = VerdictMessage(.requestAnswered, ["method": request.method, "path": Self.path(of: request.url), "status": String(response.status ?? 0)])
+        } else {
+            result.keyedMessage = check.summary
         }
         results.append(result)
         return result
@@ -220,31 +222,31 @@ struct Walker {
             if ContinuousClock.now >= deadline { break }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        var problems: [String] = []
+        var problems: [VerdictMessage] = []
         if let match {
             consumedRecords.insert(match.sequence)
             if call == .codeExchange, match.grantType != "authorization_code" {
-                problems.append("grant_type is \(match.grantType ?? "missing"), expected authorization_code")
+                problems.append(VerdictMessage(.grantTypeUnexpected, ["grant_type": match.grantType ?? "missing"]))
             }
             if let violations = match.clientSecret?.violations, !violations.isEmpty {
-                problems.append("client_secret violations: " + violations.map(\.rawValue).joined(separator: ", "))
+                problems.append(VerdictMessage(.clientSecretViolations, ["violations": violations.map(\.rawValue).joined(separator: ", ")]))
             } else if match.clientSecret == nil {
-                problems.append("no client_secret")
+                problems.append(VerdictMessage(.noClientSecret))
             }
             if match.clientID != clientID {
-                problems.append("client_id is \(match.clientID ?? "missing"), expected \(clientID)")
+                problems.append(VerdictMessage(.clientIDUnexpected, ["client_id": match.clientID ?? "missing", "expected": clientID]))
             }
             if match.status != 200 {
-                problems.append("the provider answered \(match.status)\(match.error.map { " \($0)" } ?? "")")
+                problems.append(VerdictMessage(.providerAnswered, ["status": "\(match.status)\(match.error.map { " \($0)" } ?? "")"]))
             }
         } else {
-            problems.append("the backend never made the \(call.rawValue) for this sign-in (waited \(TransportFailure.format(env.observeWait)) s)")
+            problems.append(VerdictMessage(.callNeverMade, ["call": call.rawValue, "seconds": TransportFailure.format(env.observeWait)]))
         }
         let evidence = Evidence(providerRequests: (match.map { [$0] } ?? candidates).map(Self.providerEvidence))
         var result = StepResult(
             step: step.number, title: step.title, kind: kind, branch: branch, verdict: problems.isEmpty ? .pass : .fail,
-            message: problems.joined(separator: "; "), evidence: problems.isEmpty ? nil : evidence)
-        if problems.isEmpty { result.keyedMessage = VerdictMessage(.providerCallObserved, ["call": call.rawValue]) }
+            evidence: problems.isEmpty ? nil : evidence)
+        result.keyedMessage = problems.isEmpty ? VerdictMessage(.providerCallObserved, ["call": call.rawValue]) : VerdictMessage.list(problems)
         results.append(result)
     }
 

@@ -30,9 +30,31 @@ public struct VerdictMessage: Sendable, Hashable {
     /// The English sentence: the `message` of the JSON, JUnit and console reports.
     public var english: String { Self.fill(key.english, args) }
 
+    /// Several problems as one message, `; ` between them (one problem is itself). Each keeps
+    /// its key and arguments (`itemN.key`, `itemN.ARG`), so the site says each in the page's
+    /// language; `items` holds the English list.
+    public static func list(_ items: [VerdictMessage]) -> VerdictMessage {
+        if items.count == 1 { return items[0] }
+        var args = ["count": String(items.count), "items": items.map(\.english).joined(separator: "; ")]
+        for (index, item) in items.enumerated() {
+            args["item\(index)"] = item.english
+            args["item\(index).key"] = item.key.rawValue
+            for (name, value) in item.args { args["item\(index).\(name)"] = value }
+        }
+        return VerdictMessage(.problemList, args)
+    }
+
     /// The sentence of `key` in another language: `template` gives a key's text (nil when it has
     /// none), quoted sentences are said the same way. Nil when the outer key has no text.
     public static func render(key: String, args: [String: String], template: (String) -> String?) -> String? {
+        if key == MessageKey.problemList.rawValue, let count = args["count"].flatMap(Int.init), count <= 1_000 {
+            return (0..<count).map { index in
+                let prefix = "item\(index)."
+                var inner: [String: String] = [:]
+                for (arg, value) in args where arg.hasPrefix(prefix) { inner[String(arg.dropFirst(prefix.count))] = value }
+                return inner["key"].flatMap { render(key: $0, args: inner, template: template) } ?? args["item\(index)"] ?? ""
+            }.joined(separator: "; ")
+        }
         guard let text = template(key) else { return nil }
         var filled = args
         for name in placeholders(text) {
@@ -145,6 +167,30 @@ public enum MessageKey: String, Sendable, CaseIterable, Codable {
     case notificationSessionEndedAsItShould = "notification_session_ended_as_it_should"
     case noRevokeStep = "no_revoke_step"
     case revokeOnDeletion = "revoke_on_deletion"
+    case noResponse = "no_response"
+    case statusUnexpected = "status_unexpected"
+    case statusUnexpectedRedirect = "status_unexpected_redirect"
+    case statusNot2xx = "status_not_2xx"
+    case bodyTruncated = "body_truncated"
+    case bodyNotJSON = "body_not_json"
+    case captureNoHeader = "capture_no_header"
+    case captureAbsent = "capture_absent"
+    case valueAbsentExpectedPresent = "value_absent_expected_present"
+    case valuePresentExpectedAbsent = "value_present_expected_absent"
+    case valueAbsentExpectedType = "value_absent_expected_type"
+    case valueWrongType = "value_wrong_type"
+    case valueAbsentExpectedValue = "value_absent_expected_value"
+    case valueNotExpected = "value_not_expected"
+    case valueAbsentExpectedMatch = "value_absent_expected_match"
+    case patternInvalid = "pattern_invalid"
+    case valueNoMatch = "value_no_match"
+    case problemList = "problem_list"
+    case grantTypeUnexpected = "grant_type_unexpected"
+    case clientSecretViolations = "client_secret_violations"
+    case noClientSecret = "no_client_secret"
+    case clientIDUnexpected = "client_id_unexpected"
+    case providerAnswered = "provider_answered"
+    case callNeverMade = "call_never_made"
 
     /// The English sentence, with `{name}` placeholders.
     public var english: String {
@@ -216,6 +262,30 @@ public enum MessageKey: String, Sendable, CaseIterable, Codable {
         case .notificationSessionEndedAsItShould: "{kind} accepted twice (same jti); session ended as it should: {probe}"
         case .noRevokeStep: "no backend → provider revoke step follows step {step}"
         case .revokeOnDeletion: "revoke on account deletion: {detail}"
+        case .noResponse: "no response: {failure}"
+        case .statusUnexpected: "status {status}, expected {expected}"
+        case .statusUnexpectedRedirect: "status {status}, expected {expected} (redirect to {location}, not followed)"
+        case .statusNot2xx: "status {status}, expected 2xx (the step has no status expectation)"
+        case .bodyTruncated: "body larger than {bytes} bytes: cut, JSON assertions cannot be judged"
+        case .bodyNotJSON: "body is not JSON ({type}, {bytes} bytes)"
+        case .captureNoHeader: "capture {name}: no header {header}"
+        case .captureAbsent: "capture {name}: {path} is absent"
+        case .valueAbsentExpectedPresent: "{what} is absent, expected present"
+        case .valuePresentExpectedAbsent: "{what} is present, expected absent"
+        case .valueAbsentExpectedType: "{what} is absent, expected {type}"
+        case .valueWrongType: "{what} is {actual}, expected {type}"
+        case .valueAbsentExpectedValue: "{what} is absent, expected {expected}"
+        case .valueNotExpected: "{what} is {actual}, expected {expected}"
+        case .valueAbsentExpectedMatch: "{what} is absent, expected to match /{pattern}/"
+        case .patternInvalid: "pattern /{pattern}/ is not a valid regular expression"
+        case .valueNoMatch: "{what} is {actual}, expected to match /{pattern}/"
+        case .problemList: "{items}"
+        case .grantTypeUnexpected: "grant_type is {grant_type}, expected authorization_code"
+        case .clientSecretViolations: "client_secret violations: {violations}"
+        case .noClientSecret: "no client_secret"
+        case .clientIDUnexpected: "client_id is {client_id}, expected {expected}"
+        case .providerAnswered: "the provider answered {status}"
+        case .callNeverMade: "the backend never made the {call} for this sign-in (waited {seconds} s)"
         }
     }
 }

@@ -25,7 +25,7 @@ struct EvidenceSentenceTests {
                 }
                 let local = VerdictMessage.placeholders(text)
                 if local != english { problems.append("\(key.rawValue) [\(language)]: placeholders \(local), English has \(english)") }
-                if text == key.english, !english.isEmpty, key != .requestAnswered { problems.append("\(key.rawValue) [\(language)]: not translated") }
+                if text == key.english, !english.isEmpty, key != .requestAnswered, key != .problemList { problems.append("\(key.rawValue) [\(language)]: not translated") }
             }
         }
         // No label for a key the checker no longer emits.
@@ -67,7 +67,7 @@ struct EvidenceSentenceTests {
         let step = VerdictMessage(.stepFailed, ["step": "6"], quoting: replay, text: replay.english)
         let verdict = SiteResults.Verdict(status: .fail, evidence: step.english, evidenceKey: step.key.rawValue, evidenceArgs: step.args)
         #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "vi")) == "bước 6: phát lại: đã từ chối (HTTP 401); không trả về gì dùng được")
-        // Quoted text that is no keyed sentence (an expectation's problems) stays as it is.
+        // Quoted text that is no keyed sentence (a report from before problems were keyed) stays as it is.
         let plain = VerdictMessage(.stepFailed, ["step": "6"], quoting: nil, text: "expected status 200, got 500")
         let plainVerdict = SiteResults.Verdict(status: .fail, evidence: plain.english, evidenceKey: plain.key.rawValue, evidenceArgs: plain.args)
         #expect(PageRenderer.evidence(plainVerdict, labels: theme.labels(for: "tr")) == "6. adım: expected status 200, got 500")
@@ -77,5 +77,25 @@ struct EvidenceSentenceTests {
         let html = theme.renderString(["status": "fail", "icon": "✗", "label": "không đạt", "evidence": .string(sentence)], template: "verdict-line")
         #expect(html.contains("backend không thực thi &lt;script&gt;alert(1)&lt;/script&gt;"), "\(html)")
         #expect(!html.contains("<script>"))
+    }
+
+    /// An expectation's problems are keyed too: a list of two, quoted in another sentence, is
+    /// said item by item in the page's language, in the English order and with `; ` between.
+    @Test func problemListsAreSaidItemByItem() throws {
+        let theme = try Theme.load(overrideDirectory: nil)
+        let problems = VerdictMessage.list([
+            VerdictMessage(.statusUnexpected, ["status": "500", "expected": "200"]),
+            VerdictMessage(.valueAbsentExpectedPresent, ["what": "$.token"]),
+        ])
+        let message = VerdictMessage(.validTokenNotAccepted, quoting: problems, text: problems.english, as: "problems")
+        #expect(message.english == "a valid token was not accepted: status 500, expected 200; $.token is absent, expected present")
+        let verdict = SiteResults.Verdict(status: .fail, evidence: message.english, evidenceKey: message.key.rawValue, evidenceArgs: message.args)
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "vi"))
+            == "token hợp lệ không được chấp nhận: mã trạng thái 500, cần 200; thiếu $.token, cần có")
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "tr"))
+            == "geçerli bir token kabul edilmedi: durum 500, beklenen 200; $.token yok, olması bekleniyordu")
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "en")) == message.english)
+        // One problem is itself, not a list of one.
+        #expect(VerdictMessage.list([VerdictMessage(.noClientSecret)]).key == .noClientSecret)
     }
 }
