@@ -20,11 +20,9 @@ extension CheckServers {
         return (process, pipe)
     }
 
-    /// Waits for a started process; its exit status and output.
-    static func finish(_ started: (process: Process, output: Pipe)) -> (status: Int32, output: String) {
-        let data = started.output.fileHandleForReading.readDataToEndOfFile()
-        started.process.waitUntilExit()
-        return (started.process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Waits for a started process, off the cooperative threads; its exit status and output.
+    static func finish(_ started: (process: Process, output: Pipe)) async -> (status: Int32, output: String) {
+        await finished(started.process, output: started.output)
     }
 
     /// "id verdict" lines of a JSON report, in report order.
@@ -33,7 +31,7 @@ extension CheckServers {
         return report.results.map { "\($0.id) \($0.verdict.rawValue)" }
     }
 
-    @Test func shardsInSeparateProcessesMergeToTheVerdictsOfOneRun() throws {
+    @Test func shardsInSeparateProcessesMergeToTheVerdictsOfOneRun() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-shard-processes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -49,7 +47,7 @@ extension CheckServers {
             started.append(try Self.start(["check", flows, "--shard", "\(index)/\(count)", "--report", "json:\(path)"]))
         }
         for (index, process) in started.enumerated() {
-            let (status, output) = Self.finish(process)
+            let (status, output) = await Self.finish(process)
             #expect(status == 0, "process \(index) (0 = unsharded) exited \(status):\n\(output.suffix(2000))")
         }
         var sizes: [Int] = []
@@ -57,7 +55,8 @@ extension CheckServers {
         #expect(sizes.max()! - sizes.min()! <= 1, "shards balanced to within one item: \(sizes)")
 
         let merged = dir.appendingPathComponent("merged.json").path
-        let merge = try runProcess(flowspecBinary.path, ["check", "--merge"] + shards + ["--report", "json:\(merged)"])
+        let merging = try Self.start(["check", "--merge"] + shards + ["--report", "json:\(merged)"])
+        let merge = await Self.finish(merging)
         #expect(merge.status == 0, "\(merge.output)")
 
         let one = try Self.verdicts(single)

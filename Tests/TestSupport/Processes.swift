@@ -47,3 +47,24 @@ public var flowspecBinary: URL {
     }
     return packageRoot.appendingPathComponent(".build/debug/flowspec")
 }
+
+/// Waits for a started `process`, reading `pipe` to its end, on a thread of its own: not on one
+/// of Swift concurrency's cooperative threads (two on a 2-core machine), which a test waiting
+/// for a child's whole run would hold, starving every other test's tasks meanwhile — the mock
+/// servers' responders among them.
+public func finished(_ process: Process, output pipe: Pipe) async -> (status: Int32, output: String) {
+    let child = Child(process: process, pipe: pipe)
+    return await withCheckedContinuation { continuation in
+        Thread {
+            let data = child.pipe.fileHandleForReading.readDataToEndOfFile()
+            child.process.waitUntilExit()
+            continuation.resume(returning: (child.process.terminationStatus, String(decoding: data, as: UTF8.self)))
+        }.start()
+    }
+}
+
+// @unchecked: handed to one waiting thread, which alone touches it until it resumes the caller.
+private struct Child: @unchecked Sendable {
+    let process: Process
+    let pipe: Pipe
+}
