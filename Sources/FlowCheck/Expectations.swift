@@ -64,7 +64,8 @@ public struct ExpectationCheck: Sendable {
         var problems: [VerdictMessage] = []
         var captures: [String: String] = [:]
         guard let status = response.status else {
-            self.findings = [VerdictMessage(.noResponse, ["failure": response.failure?.description ?? "unknown failure"])]
+            let failure = response.failure?.message ?? VerdictMessage(.transportOther, ["error": "unknown failure"])
+            self.findings = [VerdictMessage(.noResponse, quoting: failure, text: response.failure?.description ?? "unknown failure", as: "failure")]
             self.captures = [:]
             return
         }
@@ -157,6 +158,19 @@ public struct ExpectationCheck: Sendable {
             let range = NSRange(location: 0, length: (text as NSString).length)
             return regex.firstMatch(in: text, range: range) == nil
                 ? VerdictMessage(.valueNoMatch, ["what": what, "actual": String(Redaction.text(text).prefix(120)), "pattern": pattern]) : nil
+        }
+    }
+}
+
+extension TransportFailure {
+    /// Why no answer came, as a keyed sentence; its English is `description`.
+    var message: VerdictMessage {
+        switch self {
+        case .timeout(let seconds): VerdictMessage(.transportTimeout, ["seconds": Self.format(seconds)])
+        case .connectionRefused: VerdictMessage(.transportRefused)
+        case .connectionReset: VerdictMessage(.transportReset)
+        case .invalidURL(let url): VerdictMessage(.transportInvalidURL, ["url": url])
+        case .other(let text): VerdictMessage(.transportOther, ["error": text])
         }
     }
 }

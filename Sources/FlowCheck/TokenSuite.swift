@@ -133,9 +133,10 @@ struct TokenSuiteCase {
         walker.results.append(StepResult(step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, verdict: verdict, keyed: message, evidence: verdict.failsRun ? evidence?.make() : nil))
     }
 
-    static func describe(_ response: HTTPResult) -> String {
-        if let status = response.status { return "HTTP \(status)" }
-        return response.failure?.description ?? "no answer"
+    /// What came back, as a keyed sentence: `HTTP 401`, or why nothing did.
+    static func describe(_ response: HTTPResult) -> VerdictMessage {
+        if let status = response.status { return VerdictMessage(.httpStatus, ["status": String(status)]) }
+        return response.failure?.message ?? VerdictMessage(.noAnswer)
     }
 
     // MARK: Accept
@@ -148,7 +149,7 @@ struct TokenSuiteCase {
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
             return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }
-        record(&walker, step: step, verdict: .pass, message: VerdictMessage(.accepted, ["response": Self.describe(response)]), evidence: nil)
+        record(&walker, step: step, verdict: .pass, message: VerdictMessage(.accepted, [:], quoting: Self.describe(response), text: Self.describe(response).english, as: "response"), evidence: nil)
         // What it returned must work: walk the rest of the path.
         if step.number == self.step.number {
             for transition in path.transitions[(position + 1)...] {
@@ -158,7 +159,7 @@ struct TokenSuiteCase {
                 }
             }
         }
-        return Outcome(verdict: .pass, keyed: VerdictMessage(.acceptedAndPathWorks, ["response": Self.describe(response)]))
+        return Outcome(verdict: .pass, keyed: VerdictMessage(.acceptedAndPathWorks, [:], quoting: Self.describe(response), text: Self.describe(response).english, as: "response"))
     }
 
     // MARK: Reject
@@ -169,7 +170,7 @@ struct TokenSuiteCase {
         for (name, value) in check.captures { walker.values[name] = value }
         let captured = check.captures.keys.sorted()
         guard let status = response.status else {
-            let message = VerdictMessage(.noClearRejection, ["response": Self.describe(response)])
+            let message = VerdictMessage(.noClearRejection, [:], quoting: Self.describe(response), text: Self.describe(response).english, as: "response")
             record(&walker, step: step, verdict: .fail, message: message, evidence: evidence)
             return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }

@@ -25,7 +25,7 @@ struct EvidenceSentenceTests {
                 }
                 let local = VerdictMessage.placeholders(text)
                 if local != english { problems.append("\(key.rawValue) [\(language)]: placeholders \(local), English has \(english)") }
-                if text == key.english, !english.isEmpty, key != .requestAnswered, key != .problemList { problems.append("\(key.rawValue) [\(language)]: not translated") }
+                if text == key.english, !english.isEmpty, key != .requestAnswered, key != .problemList, key != .httpStatus { problems.append("\(key.rawValue) [\(language)]: not translated") }
             }
         }
         // No label for a key the checker no longer emits.
@@ -97,5 +97,19 @@ struct EvidenceSentenceTests {
         #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "en")) == message.english)
         // One problem is itself, not a list of one.
         #expect(VerdictMessage.list([VerdictMessage(.noClientSecret)]).key == .noClientSecret)
+    }
+
+    /// Why nothing came back is keyed too: a timeout quoted in "no clear rejection" is said in
+    /// the page's language, the English report text unchanged.
+    @Test func transportFailuresAreSaidInThePagesLanguage() throws {
+        let theme = try Theme.load(overrideDirectory: nil)
+        let failure = VerdictMessage(.transportTimeout, ["seconds": "10"])
+        let message = VerdictMessage(.noClearRejection, [:], quoting: failure, text: failure.english, as: "response")
+        #expect(message.english == "no clear rejection: timeout: no complete answer within 10 s")
+        let verdict = SiteResults.Verdict(status: .fail, evidence: message.english, evidenceKey: message.key.rawValue, evidenceArgs: message.args)
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "vi"))
+            == "không có lời từ chối rõ ràng: hết thời gian: không có câu trả lời đầy đủ trong 10 giây")
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "tr"))
+            == "açık bir ret yok: zaman aşımı: 10 sn içinde tam bir yanıt gelmedi")
     }
 }
