@@ -93,7 +93,9 @@ struct ItemRunner {
             return notExecutable(VerdictMessage(.ruleNamesNoStep))
         }
         guard let stepNumber = TokenSuiteCase.submittingStep(for: work, in: flow), let step = flow.step(stepNumber) else {
-            return notExecutable(VerdictMessage(.noStepSubmits, ["variant": work.variantDescription ?? tokenCase.title]))
+            var message = VerdictMessage(.noStepSubmits, ["variant": work.variantDescription ?? tokenCase.title])
+            if let key = TokenSuiteCase.variantTextKey(work) { message.args["variant.key"] = key }
+            return notExecutable(message)
         }
         guard let path = Self.path(through: stepNumber, in: flow) else {
             return notExecutable(VerdictMessage(.noDrivablePath, ["step": String(stepNumber)]))

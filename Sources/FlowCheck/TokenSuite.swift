@@ -106,7 +106,7 @@ struct TokenSuiteCase {
             }
             if target == .notification, outcome.verdict == .pass, let probe = await sessionProbe(&walker, after: submitStep) {
                 if !probe.works {
-                    outcome = Outcome(verdict: .fail, keyed: VerdictMessage(.rejectedButStateChanged, ["probe": probe.description]), evidence: evidence)
+                    outcome = Outcome(verdict: .fail, keyed: Use.quoted(.rejectedButStateChanged, probe), evidence: evidence)
                 }
             }
             return outcome
@@ -134,6 +134,21 @@ struct TokenSuiteCase {
     }
 
     /// What came back, as a keyed sentence: `HTTP 401`, or why nothing did.
+    /// The key of a variant's catalogue text (`variant_S3_0`), quoted by a sentence as
+    /// `variant.key` so pages say it in their language (label `message_variant_S3_0`); nil when
+    /// the description was adapted to the provider (P2, P8, P9, C13, N2 for some profiles).
+    static func variantTextKey(_ work: TokenCaseWork) -> String? {
+        let id = work.tokenCase.id
+        let index = work.forgery?.index ?? work.variant ?? 0
+        let fixed: String? = switch id {
+        case "P1": TokenForgery.none.variantDescription
+        case "X1", "X2", "X3": TokenEndpointOverride.variants(for: id).dropFirst(index).first?.description
+        default: TokenForgery.catalogue[id].flatMap { $0.indices.contains(index) ? $0[index] : nil }
+        }
+        guard let fixed, fixed == work.variantDescription else { return nil }
+        return "variant_\(id)_\(index)"
+    }
+
     static func describe(_ response: HTTPResult) -> VerdictMessage {
         if let status = response.status { return VerdictMessage(.httpStatus, ["status": String(status)]) }
         return response.failure?.message ?? VerdictMessage(.noAnswer)
@@ -195,11 +210,14 @@ struct TokenSuiteCase {
         if !captured.isEmpty, let use = await useCaptured(&walker, names: Set(captured), after: step) {
             if use.works {
                 verdict = .fail
-                message = VerdictMessage(.returnedWorks, ["use": use.description], quoting: message, text: message.english, as: "verdict")
+                message = VerdictMessage(.returnedWorks, quoting: message, text: message.english, as: "verdict")
+                message.quote(use.message, as: "use")
             } else if message.key == .rejected {
-                message = VerdictMessage(.rejectedReturnedRefused, ["status": code, "use": use.description])
+                message = VerdictMessage(.rejectedReturnedRefused, ["status": code])
+                message.quote(use.message, as: "use")
             } else {
-                message = VerdictMessage(.returnedRefused, ["use": use.description], quoting: message, text: message.english, as: "verdict")
+                message = VerdictMessage(.returnedRefused, quoting: message, text: message.english, as: "verdict")
+                message.quote(use.message, as: "use")
             }
         } else if verdict == .pass {
             message = VerdictMessage(.rejectedNothingUsable, ["status": code])
@@ -210,7 +228,23 @@ struct TokenSuiteCase {
 
     struct Use {
         var works: Bool
-        var description: String
+        /// `step N METHOD /path → what came back`, keyed so pages say it in their language.
+        var message: VerdictMessage
+        var description: String { message.english }
+
+        /// `key`'s sentence quoting the use as `probe`.
+        static func quoted(_ key: MessageKey, _ use: Use) -> VerdictMessage {
+            var message = VerdictMessage(key)
+            message.quote(use.message, as: "probe")
+            return message
+        }
+
+        init(works: Bool, step: Int, request: OutgoingRequest, response: HTTPResult) {
+            self.works = works
+            var message = VerdictMessage(.stepCall, ["step": String(step), "method": request.method, "path": Walker.path(of: request.url)])
+            message.quote(TokenSuiteCase.describe(response), as: "response")
+            self.message = message
+        }
     }
 
     /// Sends the first later request step that uses one of `names` (e.g. the captured session
@@ -224,7 +258,7 @@ struct TokenSuiteCase {
         guard let request = try? walker.interpolator.request(exchange.request, baseURL: walker.env.backendURL) else { return nil }
         let response = await walker.env.transport.send(request, timeout: walker.env.timeout)
         let works = response.status.map { (200..<300).contains($0) } ?? false
-        return Use(works: works, description: "step \(user.number) \(request.method) \(Walker.path(of: request.url)) → \(Self.describe(response))")
+        return Use(works: works, step: user.number, request: request, response: response)
     }
 
     /// Whether the session captured earlier still works: the first GET step after `step` that
@@ -236,7 +270,7 @@ struct TokenSuiteCase {
               let request = try? walker.interpolator.request(probe.exchange!.request, baseURL: walker.env.backendURL) else { return nil }
         let response = await walker.env.transport.send(request, timeout: walker.env.timeout)
         let works = response.status.map { (200..<300).contains($0) } ?? false
-        return Use(works: works, description: "step \(probe.number) \(request.method) \(Walker.path(of: request.url)) → \(Self.describe(response))")
+        return Use(works: works, step: probe.number, request: request, response: response)
     }
 
     // MARK: Special cases
@@ -366,10 +400,13 @@ struct TokenSuiteCase {
         }
         let expectedWorks = !kind.endsSessions
         guard probe.works == expectedWorks else {
-            let message = VerdictMessage(probe.works ? .notificationSessionStillWorks : .notificationSessionEnded, ["kind": kind.rawValue, "probe": probe.description])
+            var message = VerdictMessage(probe.works ? .notificationSessionStillWorks : .notificationSessionEnded, ["kind": kind.rawValue])
+            message.quote(probe.message, as: "probe")
             return Outcome(verdict: .fail, keyed: message, evidence: evidence)
         }
-        return Outcome(verdict: .pass, keyed: VerdictMessage(expectedWorks ? .notificationSessionKept : .notificationSessionEndedAsItShould, ["kind": kind.rawValue, "probe": probe.description]))
+        var message = VerdictMessage(expectedWorks ? .notificationSessionKept : .notificationSessionEndedAsItShould, ["kind": kind.rawValue])
+        message.quote(probe.message, as: "probe")
+        return Outcome(verdict: .pass, keyed: message)
     }
 
     /// R1: deleting the account revokes the user's Apple tokens with a valid client_secret.

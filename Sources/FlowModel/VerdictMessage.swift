@@ -5,6 +5,10 @@
 /// Placeholders are `{name}`; a `{` not followed by a known argument name and `}` is literal
 /// (`{{provider.nonce}}` stays as written). Substitution is one pass: an argument's value is
 /// never read for placeholders.
+///
+/// A quoted value `name` may carry `name.key`: a `MessageKey` (with its own `name.ARG`
+/// arguments), or the key of a fixed catalogue text such as a token case's variant
+/// (`variant_S3_0`), which the site says by its label `message_<key>` like a sentence.
 public struct VerdictMessage: Sendable, Hashable {
     public var key: MessageKey
     public var args: [String: String]
@@ -18,13 +22,20 @@ public struct VerdictMessage: Sendable, Hashable {
     /// and when it is itself a keyed sentence, `name.key` its key and `name.ARG` its arguments, so
     /// the site can say both in the page's language.
     public init(_ key: MessageKey, _ args: [String: String] = [:], quoting inner: VerdictMessage?, text: String, as name: String = "detail") {
-        var all = args
-        all[name] = text
+        self.init(key, args)
         if let inner, inner.english == text {
-            all[name + ".key"] = inner.key.rawValue
-            for (arg, value) in inner.args { all[name + "." + arg] = value }
+            quote(inner, as: name)
+        } else {
+            self.args[name] = text
         }
-        self.init(key, all)
+    }
+
+    /// Quotes `inner` as the argument `name`: its English text, and its key and arguments
+    /// (`name.key`, `name.ARG`) so the site says it in the page's language too.
+    public mutating func quote(_ inner: VerdictMessage, as name: String) {
+        args[name] = inner.english
+        args[name + ".key"] = inner.key.rawValue
+        for (arg, value) in inner.args { args[name + "." + arg] = value }
     }
 
     /// The English sentence: the `message` of the JSON, JUnit and console reports.
@@ -186,6 +197,7 @@ public enum MessageKey: String, Sendable, CaseIterable, Codable {
     case valueNoMatch = "value_no_match"
     case problemList = "problem_list"
     case httpStatus = "http_status"
+    case stepCall = "step_call"
     case noAnswer = "no_answer"
     case transportTimeout = "transport_timeout"
     case transportRefused = "transport_refused"
@@ -288,6 +300,7 @@ public enum MessageKey: String, Sendable, CaseIterable, Codable {
         case .valueNoMatch: "{what} is {actual}, expected to match /{pattern}/"
         case .problemList: "{items}"
         case .httpStatus: "HTTP {status}"
+        case .stepCall: "step {step} {method} {path} → {response}"
         case .noAnswer: "no answer"
         case .transportTimeout: "timeout: no complete answer within {seconds} s"
         case .transportRefused: "connection-refused: nothing listens at the backend's address"

@@ -6,13 +6,16 @@ import FlowParser
 extension PageRenderer {
     func tokenRulesContext(_ flow: Flow, labels: Labels, result flowResult: SiteResults.FlowResult?) -> [TemplateValue] {
         var ruleAnchors: Set<String> = []
+        // The flow's provider, its variables filled in, once per page rather than once per rule.
+        let profile = flow.tokenRules.isEmpty ? nil : providers.resolvedProfile(for: flow)
+        let nonce = providers.nonceTransform(for: flow)
         return flow.tokenRules.map { rule -> TemplateValue in
             var anchor = "rule-" + HTML.slug(rule.id)
             while ruleAnchors.contains(anchor) { anchor += "-2" }
             ruleAnchors.insert(anchor)
-            let cases = rule.cases(for: providers.resolvedProfile(for: flow), nonce: providers.nonceTransform(for: flow)).map { tokenCase -> TemplateValue in
+            let cases = rule.cases(for: profile, nonce: nonce).map { tokenCase -> TemplateValue in
                 var item: [String: TemplateValue] = [
-                    "id": .string(tokenCase.id), "title": .string(tokenCase.title),
+                    "id": .string(tokenCase.id), "title": .string(Self.caseTitle(tokenCase, labels: labels)),
                     "anchor": .string(Self.caseAnchor(rule: rule.id, caseID: tokenCase.id)),
                     "expectation": .string(tokenCase.expectation.rawValue),
                     "expectationLabel": .string(labels["expect_" + tokenCase.expectation.rawValue]),
@@ -35,6 +38,11 @@ extension PageRenderer {
                 "cases": .list(cases), "caseCount": .string(String(cases.count)), "hasCases": .bool(!cases.isEmpty),
             ]
         }
+    }
+
+    /// A case's title in the page's language: the label `case_<id>`, or the catalogue's English.
+    static func caseTitle(_ tokenCase: TokenCase, labels: Labels) -> String {
+        labels.table["case_" + tokenCase.id] ?? tokenCase.title
     }
 
     /// The case list of a rule; without results it depends only on the rule family, the case

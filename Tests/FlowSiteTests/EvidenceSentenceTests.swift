@@ -1,3 +1,4 @@
+import FlowMocks
 import FlowModel
 import Foundation
 import Testing
@@ -29,13 +30,74 @@ struct EvidenceSentenceTests {
             }
         }
         // No label for a key the checker no longer emits.
-        let known = Set(MessageKey.allCases.map { "message_" + $0.rawValue })
+        let known = Set(MessageKey.allCases.map { "message_" + $0.rawValue } + Self.fixedVariantTexts.keys.map { "message_" + $0 })
         for language in ["en"] + Self.languages {
             for name in (theme.labelTables[language] ?? [:]).keys where name.hasPrefix("message_") && !known.contains(name) {
                 problems.append("\(language): \(name) is no MessageKey")
             }
         }
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// Every variant text of the catalogue that does not depend on the provider, by the key a
+    /// sentence quotes it with (`variant_S3_0`), read from the catalogues themselves.
+    static var fixedVariantTexts: [String: String] {
+        var texts = ["variant_P1_0": TokenForgery.none.variantDescription ?? ""]
+        for (id, list) in TokenForgery.catalogue {
+            for (index, text) in list.enumerated() { texts["variant_\(id)_\(index)"] = text }
+        }
+        for id in ["X1", "X2", "X3"] {
+            for (index, variant) in TokenEndpointOverride.variants(for: id).enumerated() { texts["variant_\(id)_\(index)"] = variant.description }
+        }
+        return texts
+    }
+
+    /// A token case's title and each of its variants have Vietnamese and Turkish text, told
+    /// apart from the English (only `crit: ["x-unknown"]` and `kid ../../dev/null`, identifiers alone, read
+    /// the same in every language).
+    @Test func everyCaseTitleAndVariantIsTranslated() throws {
+        let theme = try Theme.load(overrideDirectory: nil)
+        var problems: [String] = []
+        let texts = TokenCase.catalogue.map { ("case_" + $0.id, $0.title) } + Self.fixedVariantTexts.map { ("message_" + $0.key, $0.value) }
+        #expect(texts.count > 130)
+        for (key, english) in texts {
+            for language in Self.languages {
+                guard let text = theme.labelTables[language]?[key], !text.isEmpty else {
+                    problems.append("\(key): no \(language) text")
+                    continue
+                }
+                if text == english, !["crit: [\"x-unknown\"]", "kid ../../dev/null"].contains(english) { problems.append("\(key) [\(language)]: not translated") }
+            }
+        }
+        for language in Self.languages {
+            let known = Set(TokenCase.catalogue.map { "case_" + $0.id })
+            for name in (theme.labelTables[language] ?? [:]).keys where name.hasPrefix("case_") && !known.contains(name) {
+                problems.append("\(language): \(name) is no catalogue case")
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// A quoted variant is said by its catalogue key; a use of what a rejected request returned
+    /// (`step N METHOD /path → HTTP s`) is keyed with the status it quotes.
+    @Test func quotedVariantsAndStepCallsAreSaidInThePagesLanguage() throws {
+        let theme = try Theme.load(overrideDirectory: nil)
+        var missing = VerdictMessage(.noStepSubmits, ["variant": "alg none, empty signature", "variant.key": "variant_S3_0"])
+        let quoted = SiteResults.Verdict(status: .notExecutable, evidence: missing.english, evidenceKey: missing.key.rawValue, evidenceArgs: missing.args)
+        #expect(PageRenderer.evidence(quoted, labels: theme.labels(for: "tr")) == "akışın hiçbir adımı bu varyantın sahtesini ürettiği token'ı göndermiyor: alg none, boş imza iletilemez")
+        #expect(PageRenderer.evidence(quoted, labels: theme.labels(for: "en")) == missing.english)
+        missing.args["variant.key"] = "variant_of_another_version"
+        let unknown = SiteResults.Verdict(status: .notExecutable, evidence: missing.english, evidenceKey: missing.key.rawValue, evidenceArgs: missing.args)
+        #expect(PageRenderer.evidence(unknown, labels: theme.labels(for: "tr"))?.hasSuffix(": alg none, empty signature iletilemez") == true)
+
+        var use = VerdictMessage(.stepCall, ["step": "7", "method": "GET", "path": "/api/me"])
+        use.quote(VerdictMessage(.httpStatus, ["status": "200"]), as: "response")
+        var works = VerdictMessage(.returnedWorks, quoting: VerdictMessage(.rejected, ["status": "401"]), text: "rejected (HTTP 401)", as: "verdict")
+        works.quote(use, as: "use")
+        #expect(works.english == "rejected (HTTP 401); what it returned works: step 7 GET /api/me → HTTP 200")
+        let verdict = SiteResults.Verdict(status: .fail, evidence: works.english, evidenceKey: works.key.rawValue, evidenceArgs: works.args)
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "vi")) == "đã từ chối (HTTP 401); thứ nó trả về vẫn dùng được: bước 7 GET /api/me → HTTP 200")
+        #expect(PageRenderer.evidence(verdict, labels: theme.labels(for: "tr")) == "reddedildi (HTTP 401); döndürdüğü şey çalışıyor: 7. adım GET /api/me → HTTP 200")
     }
 
     @Test func placeholdersAreFilledOnceAndLiteralBracesStay() {

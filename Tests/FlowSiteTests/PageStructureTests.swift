@@ -212,6 +212,11 @@ struct PageStructureTests {
         #expect(vietnamese.contains(">Các bước</h2>"))
         #expect(turkish.contains(">Adımlar</h2>"))
         #expect(english.contains(">Steps</h2>"))
+        // The signature rule's case list: each title in the page's language (S2 as an example).
+        #expect(english.contains("genuine kid, signed by another RSA key"))
+        #expect(vietnamese.contains("kid thật, ký bằng một khoá RSA khác"))
+        #expect(turkish.contains("gerçek kid, başka bir RSA anahtarıyla imzalı"))
+        #expect(!vietnamese.contains("genuine kid, signed by another RSA key"))
         try Self.assertLinksResolve(in: scratch.out)
     }
 
