@@ -80,9 +80,34 @@ public enum APIDescriptionLoader {
         return path.hasPrefix("/") ? "/" + joined : (joined.isEmpty ? "." : joined)
     }
 
+    /// Descriptions decoded by this process, by path, with the exact text each was decoded from:
+    /// lint and the site's pages both ask for the description of a flow they share, and
+    /// `serve` rebuilds after every edit — a file read again with the same text is not decoded
+    /// again (a 6 KB description takes milliseconds through Yams and OpenAPIKit). Bounded: past
+    /// `memoLimit` paths it starts over.
+    private static let memo = Locked<[String: (text: String, result: Result<APIDescription, APIDescriptionProblem>)]>([:])
+    static let memoLimit = 64
+
     public static func load(file: String) -> Result<APIDescription, APIDescriptionProblem> {
+        let text: String
         do {
-            let text = try read(file)
+            text = try read(file)
+        } catch let problem as APIDescriptionProblem {
+            return .failure(problem)
+        } catch {
+            return .failure(APIDescriptionProblem("\(file): \(error)"))
+        }
+        if let known = memo.withLock({ $0[file] }), known.text == text { return known.result }
+        let result = decode(text: text, file: file)
+        memo.withLock { memo in
+            if memo.count >= memoLimit, memo[file] == nil { memo.removeAll() }
+            memo[file] = (text, result)
+        }
+        return result
+    }
+
+    private static func decode(text: String, file: String) -> Result<APIDescription, APIDescriptionProblem> {
+        do {
             let nesting = YAMLNesting.deepest(in: text)
             guard nesting.depth <= maximumNesting else {
                 throw APIDescriptionProblem("\(file):\(nesting.line): nested \(nesting.depth) levels deep; flowspec reads at most \(maximumNesting)")
