@@ -69,14 +69,15 @@ extension MockBackend {
     /// contract says where the inputs are.
     static func contract(for request: MockHTTPRequest, in route: BackendRoute, optional: Set<String>) -> (RouteCandidate, RequestMatch)? {
         var best: (candidate: RouteCandidate, match: RequestMatch)?
+        let incoming = IncomingRequest(request)
         for candidate in route.candidates where candidate.isStepRequest {
-            if let match = RequestMatcher.match(candidate.request, request, fixed: [:], optional: optional), match.score > (best?.match.score ?? -1) {
+            if let match = RequestMatcher.match(candidate.compiled, incoming, fixed: [:], optional: optional), match.score > (best?.match.score ?? -1) {
                 best = (candidate, match)
             }
         }
         if best == nil {
             for candidate in route.candidates {
-                if let match = RequestMatcher.match(candidate.request, request, fixed: [:], optional: optional), match.score > (best?.match.score ?? -1) {
+                if let match = RequestMatcher.match(candidate.compiled, incoming, fixed: [:], optional: optional), match.score > (best?.match.score ?? -1) {
                     best = (candidate, match)
                 }
             }
@@ -91,10 +92,13 @@ extension MockBackend {
     /// spec says even when nothing else refuses the request.
     func finish(route: BackendRoute, request: MockHTTPRequest, flowIndex: Int, bindings: [String: String], verdict: Result<Acceptance, Rejection>, stateChosen: Bool = false) async -> MockHTTPResponse {
         var matching: [(RouteCandidate, Int)] = []
+        let incoming = IncomingRequest(request)
+        var fixedByFlow: [Int: [String: String]] = [:]
         for candidate in route.candidates {
             // What the spec fixes: its variables, and what this client was handed out before.
-            let fixed = variables(of: flows[candidate.flowIndex]).merging(conversationValues) { _, handedOut in handedOut }
-            if let match = RequestMatcher.match(candidate.request, request, fixed: fixed) { matching.append((candidate, match.score)) }
+            let fixed = fixedByFlow[candidate.flowIndex] ?? variables(of: flows[candidate.flowIndex]).merging(conversationValues) { _, handedOut in handedOut }
+            fixedByFlow[candidate.flowIndex] = fixed
+            if let match = RequestMatcher.match(candidate.compiled, incoming, fixed: fixed) { matching.append((candidate, match.score)) }
         }
         func best(_ list: [(RouteCandidate, Int)]) -> RouteCandidate? {
             list.max { a, b in

@@ -14,6 +14,19 @@ struct RouteCandidate: Sendable {
     var isStepRequest: Bool
     /// The expectation is 1xx–3xx.
     var succeeds: Bool
+    /// `request`'s patterns, compiled once.
+    let compiled: CompiledRequest
+
+    init(flowIndex: Int, step: Int, alternateIndex: Int?, request: RequestTemplate, expectation: Expectation?, isStepRequest: Bool, succeeds: Bool) {
+        self.flowIndex = flowIndex
+        self.step = step
+        self.alternateIndex = alternateIndex
+        self.request = request
+        self.expectation = expectation
+        self.isStepRequest = isStepRequest
+        self.succeeds = succeeds
+        compiled = CompiledRequest(request)
+    }
 }
 
 /// What a route does, inferred from its templates and its flow (never hand-written per flow).

@@ -122,6 +122,59 @@ struct RequestMatch: Sendable {
     var score: Int
 }
 
+/// A request template compiled once, when the routes are built: the patterns of its path, query
+/// values, headers and body. Matching a request against every candidate of a route then costs
+/// no template parsing (before, each candidate re-parsed its JSON body and patterns per request:
+/// most of the mock backend's CPU, and a cost per request that grew with the number of flows).
+struct CompiledRequest: Sendable {
+    enum Body: Sendable {
+        case none
+        case form([(name: String, pattern: TemplatePattern)])
+        case json(JSONTemplate)
+        case text(TemplatePattern)
+    }
+
+    let method: String
+    let path: TemplatePattern
+    let query: [(name: String, pattern: TemplatePattern)]
+    let headers: [(name: String, pattern: TemplatePattern)]
+    let body: Body
+
+    init(_ template: RequestTemplate) {
+        method = template.method.uppercased()
+        path = TemplatePattern(template.path)
+        if let query = template.target.split(separator: "?", maxSplits: 1).dropFirst().first {
+            self.query = FormEncoding.decode(String(query)).map { ($0.0, TemplatePattern($0.1)) }
+        } else {
+            query = []
+        }
+        headers = template.headers.filter { !RequestMatcher.ignoredHeaders.contains($0.name.lowercased()) }.map { ($0.name, TemplatePattern($0.value)) }
+        let text = (template.body ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.isEmpty {
+            body = .none
+        } else if (template.header("Content-Type")?.lowercased() ?? "").contains("x-www-form-urlencoded") {
+            body = .form(FormEncoding.decode(text).map { ($0.0, TemplatePattern($0.1)) })
+        } else if let json = JSONTemplate(text) {
+            body = .json(json)
+        } else {
+            body = .text(TemplatePattern(text))
+        }
+    }
+}
+
+/// The parts of an incoming request a match reads, each decoded once however many candidates
+/// it is matched against.
+final class IncomingRequest {
+    let request: MockHTTPRequest
+    init(_ request: MockHTTPRequest) { self.request = request }
+
+    private(set) lazy var path = request.path
+    private(set) lazy var query = request.queryItems
+    private(set) lazy var form = request.formFields
+    private(set) lazy var json: JSONNode? = JSONNode.parse(request.body)
+    private(set) lazy var text = request.bodyText.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
 /// Matches requests against `http` block templates: method, path, query, the headers the
 /// template names (except negotiation headers), and the body (JSON structurally, forms by
 /// field, anything else as text).
@@ -133,7 +186,11 @@ enum RequestMatcher {
     /// `optional`: placeholders whose JSON member may be absent or `null` (the mock backend's
     /// `nonce-optional` defect); a correct backend requires every member its template names.
     static func match(_ template: RequestTemplate, _ request: MockHTTPRequest, fixed: [String: String], optional: Set<String> = []) -> RequestMatch? {
-        guard template.method.uppercased() == request.method else { return nil }
+        match(CompiledRequest(template), IncomingRequest(request), fixed: fixed, optional: optional)
+    }
+
+    static func match(_ template: CompiledRequest, _ incoming: IncomingRequest, fixed: [String: String], optional: Set<String> = []) -> RequestMatch? {
+        guard template.method == incoming.request.method else { return nil }
         var bindings: [String: String] = [:]
         var score = 0
         func apply(_ result: (bindings: [String: String], score: Int)?) -> Bool {
@@ -142,47 +199,44 @@ enum RequestMatcher {
             score += result.score
             return true
         }
-        guard apply(TemplatePattern(template.path).match(request.path, fixed: fixed, bindings: bindings)) else { return nil }
-        if let query = template.target.split(separator: "?", maxSplits: 1).dropFirst().first {
-            let incoming = request.queryItems
-            for (name, valueTemplate) in FormEncoding.decode(String(query)) {
-                guard let value = incoming.first(where: { $0.0 == name })?.1,
-                    apply(TemplatePattern(valueTemplate).match(value, fixed: fixed, bindings: bindings))
-                else { return nil }
-            }
+        guard apply(template.path.match(incoming.path, fixed: fixed, bindings: bindings)) else { return nil }
+        for (name, pattern) in template.query {
+            guard let value = incoming.query.first(where: { $0.0 == name })?.1, apply(pattern.match(value, fixed: fixed, bindings: bindings)) else { return nil }
         }
-        for header in template.headers where !ignoredHeaders.contains(header.name.lowercased()) {
-            guard let value = request.header(header.name),
-                apply(TemplatePattern(header.value).match(value, fixed: fixed, bindings: bindings))
-            else { return nil }
+        for (name, pattern) in template.headers {
+            guard let value = incoming.request.header(name), apply(pattern.match(value, fixed: fixed, bindings: bindings)) else { return nil }
         }
-        let body = (template.body ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        if !body.isEmpty {
-            let contentType = template.header("Content-Type")?.lowercased() ?? ""
-            if contentType.contains("x-www-form-urlencoded") {
-                let incoming = request.formFields
-                for (name, valueTemplate) in FormEncoding.decode(body) {
-                    guard let value = incoming.first(where: { $0.0 == name })?.1,
-                        apply(TemplatePattern(valueTemplate).match(value, fixed: fixed, bindings: bindings))
-                    else { return nil }
-                }
-            } else if let jsonTemplate = JSONTemplate(body) {
-                guard let incoming = JSONNode.parse(request.body),
-                    apply(jsonTemplate.match(incoming, fixed: fixed, bindings: bindings, optional: optional))
-                else { return nil }
-            } else {
-                let text = request.bodyText.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard apply(TemplatePattern(body).match(text, fixed: fixed, bindings: bindings)) else { return nil }
+        switch template.body {
+        case .none:
+            break
+        case .form(let fields):
+            for (name, pattern) in fields {
+                guard let value = incoming.form.first(where: { $0.0 == name })?.1, apply(pattern.match(value, fixed: fixed, bindings: bindings)) else { return nil }
             }
+        case .json(let jsonTemplate):
+            guard let value = incoming.json, apply(jsonTemplate.match(value, fixed: fixed, bindings: bindings, optional: optional)) else { return nil }
+        case .text(let pattern):
+            guard apply(pattern.match(incoming.text, fixed: fixed, bindings: bindings)) else { return nil }
         }
         return RequestMatch(bindings: bindings, score: score)
     }
 }
 
 /// A JSON body template whose placeholders all sit inside string literals, matched
-/// structurally (key order and whitespace do not matter; extra members are allowed).
-struct JSONTemplate {
-    let root: JSONNode
+/// structurally (key order and whitespace do not matter; extra members are allowed). Its
+/// strings are compiled to patterns once.
+struct JSONTemplate: Sendable {
+    indirect enum Node: Sendable {
+        /// A string with its pattern, and the placeholder it consists of alone, if any.
+        case string(TemplatePattern, lone: String?)
+        /// Members sorted by key.
+        case object([(key: String, node: Node)])
+        case array([Node])
+        /// Any other value, compared as it is, with its text's length as the score.
+        case value(JSONNode, score: Int)
+    }
+
+    let root: Node
     private static let open = "\u{E000}"
     private static let close = "\u{E001}"
 
@@ -196,7 +250,20 @@ struct JSONTemplate {
             }
         }.joined()
         guard let value = JSONNode.parse(marked) else { return nil }
-        root = value
+        root = Self.compile(value)
+    }
+
+    private static func compile(_ value: JSONNode) -> Node {
+        switch value {
+        case .string(let text):
+            return .string(TemplatePattern(unmark(text)), lone: lonePlaceholder(text))
+        case .object(let members):
+            return .object(members.keys.sorted().map { ($0, compile(members[$0]!)) })
+        case .array(let elements):
+            return .array(elements.map(compile))
+        default:
+            return .value(value, score: value.description.utf8.count)
+        }
     }
 
     func match(_ value: JSONNode, fixed: [String: String], bindings: [String: String], optional: Set<String> = []) -> (bindings: [String: String], score: Int)? {
@@ -207,8 +274,8 @@ struct JSONTemplate {
     }
 
     /// The placeholder a template string consists of alone (`"{{provider.nonce}}"`), if any.
-    private static func lonePlaceholder(_ template: JSONNode) -> String? {
-        guard case .string(let text) = template, text.hasPrefix(open), text.hasSuffix(close) else { return nil }
+    private static func lonePlaceholder(_ text: String) -> String? {
+        guard text.hasPrefix(open), text.hasSuffix(close) else { return nil }
         let name = String(text.dropFirst().dropLast())
         return name.contains(open) || name.contains(close) ? nil : name
     }
@@ -217,17 +284,17 @@ struct JSONTemplate {
         text.replacingOccurrences(of: open, with: "{{").replacingOccurrences(of: close, with: "}}")
     }
 
-    private static func match(_ template: JSONNode, _ value: JSONNode, _ fixed: [String: String], _ optional: Set<String>, _ bindings: inout [String: String], _ score: inout Int) -> Bool {
+    private static func match(_ template: Node, _ value: JSONNode, _ fixed: [String: String], _ optional: Set<String>, _ bindings: inout [String: String], _ score: inout Int) -> Bool {
         switch (template, value) {
-        case (.string(let text), .string(let incoming)):
-            guard let result = TemplatePattern(unmark(text)).match(incoming, fixed: fixed, bindings: bindings) else { return false }
+        case (.string(let pattern, _), .string(let incoming)):
+            guard let result = pattern.match(incoming, fixed: fixed, bindings: bindings) else { return false }
             bindings = result.bindings
             score += result.score + 2
             return true
         case (.object(let members), .object(let incoming)):
-            for key in members.keys.sorted() {
-                if incoming[key] == nil || incoming[key] == .null, let name = lonePlaceholder(members[key]!), optional.contains(name) { continue }
-                guard let sub = incoming[key], match(members[key]!, sub, fixed, optional, &bindings, &score) else { return false }
+            for (key, member) in members {
+                if incoming[key] == nil || incoming[key] == .null, case .string(_, let lone?) = member, optional.contains(lone) { continue }
+                guard let sub = incoming[key], match(member, sub, fixed, optional, &bindings, &score) else { return false }
                 score += key.utf8.count
             }
             return true
@@ -235,11 +302,11 @@ struct JSONTemplate {
             guard elements.count == incoming.count else { return false }
             for (element, sub) in zip(elements, incoming) where !match(element, sub, fixed, optional, &bindings, &score) { return false }
             return true
+        case (.value(let expected, let length), _):
+            guard expected == value else { return false }
+            score += length
+            return true
         default:
-            if template == value {
-                score += template.description.utf8.count
-                return true
-            }
             return false
         }
     }
