@@ -20,10 +20,13 @@ public enum TerminalText {
     /// visible mark (`⟦U+202E⟧`): for the site, where a bidi override in a title or a tag must
     /// show, not silently reorder what a reviewer reads. Fast path: untouched when clean.
     public static func marked(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { isUnsafe($0) && !["\n", "\t", "\r"].contains($0) }) else { return text }
+        // Printable ASCII, newlines and tabs: nothing to mark (most text; no scalar decoding).
+        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) { return text }
+        func kept(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\t" || scalar == "\r" }
+        guard text.unicodeScalars.contains(where: { isUnsafe($0) && !kept($0) }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if isUnsafe(scalar), !["\n", "\t", "\r"].contains(scalar) {
+            if isUnsafe(scalar), !kept(scalar) {
                 out += "⟦U+" + String(format4(scalar.value)) + "⟧"
             } else {
                 out.unicodeScalars.append(scalar)

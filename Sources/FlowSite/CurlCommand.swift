@@ -17,17 +17,48 @@ extension PageRenderer {
     }
 
     /// `{{name}}` replaced by the flow's example value for `name`; unknown names stay as written.
-    private func exampleValues(_ text: String, flow: Flow) -> String {
-        var out = text
-        for variable in flow.variables {
-            out = out.replacingOccurrences(of: "{{" + variable.name + "}}", with: variable.value)
-            out = out.replacingOccurrences(of: "{{ " + variable.name + " }}", with: variable.value)
+    /// One pass over the text: `{{name}}` or `{{ name }}` whose name the flow declares (its first
+    /// declaration) becomes the value; a value is not read for placeholders again.
+    func exampleValues(_ text: String, flow: Flow) -> String {
+        guard !flow.variables.isEmpty, text.utf8.contains(UInt8(ascii: "{")) else { return text }
+        var values: [String: String] = [:]
+        for variable in flow.variables where values[variable.name] == nil { values[variable.name] = variable.value }
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "{"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "{"),
+               let close = TemplateScan.close(in: bytes, from: index + 2) {
+                var inner = bytes[(index + 2)..<close]
+                if inner.count >= 2, inner.first == UInt8(ascii: " "), inner.last == UInt8(ascii: " ") { inner = inner.dropFirst().dropLast() }
+                if let value = values[String(decoding: inner, as: UTF8.self)] {
+                    out += value.utf8
+                    index = close + 2
+                    continue
+                }
+            }
+            out.append(bytes[index])
+            index += 1
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// POSIX shell single quotes: nothing inside is interpreted; a quote is closed, escaped, reopened.
     static func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// Finding the `}}` that closes a `{{` placeholder in UTF-8 bytes.
+enum TemplateScan {
+    static func close(in bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == UInt8(ascii: "}"), bytes[index + 1] == UInt8(ascii: "}") { return index }
+            index += 1
+        }
+        return nil
     }
 }

@@ -9,6 +9,12 @@ import OpenAPIKit
 final class APIDescriptionCache: Sendable {
     private let loaded = Locked<[String: APIDescription?]>([:])
     private let hashes = Locked<[String: String]>([:])
+    /// `openapi:` as written and the spec's file → the description (resolving a path costs a
+    /// Foundation path operation; a page asks once per step).
+    private let byFlow = Locked<[String: APIDescription?]>([:])
+    /// A schema's pretty-printed JSON by description file and operation part: every flow naming
+    /// the description shows the same schemas, and JSONEncoder over OpenAPIKit's types is slow.
+    let schemaTexts = Memo()
 
     /// The file `openapi:` of `flow` points at, or nil when it names none (or not a usable path).
     static func file(for flow: Flow) -> String? {
@@ -17,13 +23,19 @@ final class APIDescriptionCache: Sendable {
     }
 
     func description(for flow: Flow) -> APIDescription? {
-        guard let file = Self.file(for: flow) else { return nil }
-        return loaded.withLock { cache in
-            if let known = cache[file] { return known }
-            let description = try? APIDescriptionLoader.load(file: file).get()
-            cache[file] = .some(description)
-            return description
+        guard let written = flow.openapi else { return nil }
+        let key = flow.file + "\u{1F}" + written
+        if let known = byFlow.withLock({ $0[key] }) { return known }
+        let description: APIDescription? = Self.file(for: flow).flatMap { file in
+            loaded.withLock { cache in
+                if let known = cache[file] { return known }
+                let description = try? APIDescriptionLoader.load(file: file).get()
+                cache[file] = .some(description)
+                return description
+            }
         }
+        byFlow.withLock { $0[key] = .some(description) }
+        return description
     }
 
     /// The content hash of a description file for page keys ("-" for none, "missing" when unreadable).
@@ -45,8 +57,16 @@ extension PageRenderer {
               case .operation(let path, let operation) = description.match(method: request.method, target: request.target)
         else { return false }
         var schemas: [TemplateValue] = []
+        let operationKey = description.file + "\u{1F}" + operation.method + "\u{1F}" + path.template + "\u{1F}"
+        func schemaText(_ schema: JSONSchema, _ part: String) -> String {
+            let key = operationKey + part
+            if let known = apiDescriptions.schemaTexts.get(key) { return known }
+            let text = Self.schemaJSON(schema, description)
+            apiDescriptions.schemaTexts.set(key, text)
+            return text
+        }
         if let schema = operation.requestBody?.json?.schema {
-            schemas.append(["title": .string(labels["operation_request_schema"]), "json": .string(Self.schemaJSON(schema, description))])
+            schemas.append(["title": .string(labels["operation_request_schema"]), "json": .string(schemaText(schema, "request"))])
         }
         let responses: [APIResponse]
         if let status = expectation?.status {
@@ -56,7 +76,7 @@ extension PageRenderer {
         }
         for response in responses {
             guard let schema = response.json?.schema else { continue }
-            schemas.append(["title": .string(labels["operation_response_schema"] + " " + response.status), "json": .string(Self.schemaJSON(schema, description))])
+            schemas.append(["title": .string(labels["operation_response_schema"] + " " + response.status), "json": .string(schemaText(schema, "response " + response.status))])
         }
         return [
             "method": .string(operation.method),

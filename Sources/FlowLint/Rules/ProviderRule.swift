@@ -79,7 +79,7 @@ struct ProviderRule: FlowRule {
         var names: [String] = []
         var word = ""
         func flush() {
-            if !word.isEmpty, word.contains("_") || short.contains(word), word.first?.isLetter == true, !names.contains(word) { names.append(word) }
+            if !word.isEmpty, word.utf8.contains(UInt8(ascii: "_")) || short.contains(word), word.first?.isLetter == true, !names.contains(word) { names.append(word) }
             word = ""
         }
         for scalar in text.unicodeScalars {
