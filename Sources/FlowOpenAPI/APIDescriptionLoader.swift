@@ -88,7 +88,40 @@ public enum APIDescriptionLoader {
     private static let memo = Locked<[String: (text: String, result: Result<APIDescription, APIDescriptionProblem>)]>([:])
     static let memoLimit = 64
 
+    /// Files being decoded in the background (`prefetch`): `load` of one of them waits for it.
+    private static let inFlight = Locked<[String: DispatchGroup]>([:])
+
+    /// Starts decoding `files` on other threads, so that a later `load` finds them done: an
+    /// incremental site build knows from its cache which descriptions its specs name before it
+    /// has read and parsed them, and the first decode in a process is tens of milliseconds (the
+    /// Swift runtime's first conformance lookups for OpenAPIKit's types).
+    public static func prefetch(_ files: [String]) {
+        for file in Set(files) {
+            let group = DispatchGroup()
+            group.enter()
+            let started = inFlight.withLock { table -> Bool in
+                guard table[file] == nil else { return false }
+                table[file] = group
+                return true
+            }
+            guard started else {
+                group.leave()
+                continue
+            }
+            DispatchQueue.global().async {
+                _ = decodeOrRecall(file: file)
+                inFlight.withLock { $0[file] = nil }
+                group.leave()
+            }
+        }
+    }
+
     public static func load(file: String) -> Result<APIDescription, APIDescriptionProblem> {
+        if let group = inFlight.withLock({ $0[file] }) { group.wait() }
+        return decodeOrRecall(file: file)
+    }
+
+    private static func decodeOrRecall(file: String) -> Result<APIDescription, APIDescriptionProblem> {
         let text: String
         do {
             text = try read(file)
