@@ -116,11 +116,12 @@ struct Walker {
         lastResult = response
         let check = ExpectationCheck(expectation: expectation, response: response, interpolator: interpolator)
         for (name, value) in check.captures { values[name] = value }
-        let evidence = Self.evidence(request: request, response: response, token: submittedToken)
         let verdict: Verdict = check.passed ? .pass : .fail
+        // Redacted evidence only for a step that failed: a passed step keeps none.
         var result = StepResult(
-            step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, branch: branch,
-            verdict: verdict, message: check.problems.joined(separator: "; "), evidence: check.passed ? nil : evidence)
+            step: step.number, title: step.title, kind: flow.kind(of: step).rawValue, branch: branch, verdict: verdict,
+            message: check.problems.joined(separator: "; "),
+            evidence: check.passed ? nil : Self.evidence(request: request, response: response, token: submittedToken))
         if check.passed {
             result.keyedMessage = VerdictMessage(.requestAnswered, ["method": request.method, "path": Self.path(of: request.url), "status": String(response.status ?? 0)])
         } else {
