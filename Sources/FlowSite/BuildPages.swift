@@ -62,17 +62,22 @@ extension SiteBuilder {
     func assignPageKeys(_ infos: inout [FlowInfo], globalKey: String, apiDescriptions: APIDescriptionCache) -> [String: [TranslationLink]] {
         var groups: [String: [TranslationLink]] = [:]
         for info in infos { groups[info.groupKey, default: []].append(TranslationLink(id: info.id, lang: info.lang, title: info.title)) }
-        for index in infos.indices {
-            let members = groups[infos[index].groupKey] ?? []
+        // Each key is a chain of SHA-256 calls: on all cores (2 000 flows: ~17 ms on one).
+        let keys = OrderedSlots<String>(count: infos.count)
+        let snapshot = infos
+        let members = groups
+        DispatchQueue.concurrentPerform(iterations: snapshot.count) { index in
+            let group = members[snapshot[index].groupKey] ?? []
             var key = ContentHash()
             key.combine(globalKey)
-            key.combine(infos[index].contentHash)
-            for member in members.sorted(by: { $0.id < $1.id }) { key.combine(member.id + "\u{1F}" + member.lang + "\u{1F}" + member.title) }
-            key.combine(apiDescriptions.contentHash(of: infos[index].openapi))
-            key.combine(options.results?.fingerprint(for: infos[index].id) ?? "-")
+            key.combine(snapshot[index].contentHash)
+            for member in group.sorted(by: { $0.id < $1.id }) { key.combine(member.id + "\u{1F}" + member.lang + "\u{1F}" + member.title) }
+            key.combine(apiDescriptions.contentHash(of: snapshot[index].openapi))
+            key.combine(options.results?.fingerprint(for: snapshot[index].id) ?? "-")
             key.combine(options.headExtra)
-            infos[index].pageKey = key.description
+            keys.set(index, key.description)
         }
+        for (index, key) in keys.values.enumerated() { infos[index].pageKey = key }
         return groups
     }
 
