@@ -179,7 +179,7 @@ public struct ItemResult: Sendable, Codable, Hashable {
     public var tokenCase: TokenCaseInfo?
     public var steps: [StepResult]
     /// Evidence of the first failing step (also kept on that step).
-    public var evidence: Evidence?
+    @Boxed public var evidence: Evidence?
     /// For a failing or inconclusive item: the root cause the provider's records show (the
     /// backend's client authentication refused, a redirect_uri mismatch, no code exchange).
     public var cause: String?
@@ -274,7 +274,7 @@ public struct StepResult: Sendable, Codable, Hashable {
     /// As `ItemResult.messageKey` / `messageArgs`.
     public var messageKey: String?
     public var messageArgs: [String: String]?
-    public var evidence: Evidence?
+    @Boxed public var evidence: Evidence?
 
     public init(step: Int, title: String, kind: String, branch: String? = nil, verdict: Verdict, message: String? = nil, evidence: Evidence? = nil) {
         self.step = step
