@@ -86,6 +86,7 @@ public enum CheckSession {
         }
         let (providers, backendURL, stopServers, clientID) = (servers.providers, servers.backendURL, servers.stop, servers.clientID)
         await limitKeys(of: providers, items: items)
+        await prepareKeys(of: providers, items: items)
 
         let transport = CountingTransport(transport ?? AHCTransport())
         // Reachability: something must accept TCP connections there (any HTTP answer will do).
@@ -254,6 +255,24 @@ extension CheckSession {
         Set(items.compactMap { item in
             if case .tokenCase(let work) = item.payload, work.tokenCase.id == "P4" { item.flowID } else { nil }
         })
+    }
+
+    /// Every provider's signing keys (and the process's attacker key, when planned) are taken
+    /// before the first item: a key still being made when the backend fetches the JWKS would
+    /// count against the checked request's timeout — on a loaded machine a whole run of
+    /// "timeout" verdicts — and a provider waiting for one inside its actor holds one of the
+    /// cooperative pool's few threads. Rotation keys (P5, P6) are still made meanwhile.
+    static func prepareKeys(of providers: [String: FlowProvider], items: [WorkItem]) async {
+        var unique: [ObjectIdentifier: MockProvider] = [:]
+        for flowProvider in providers.values { unique[ObjectIdentifier(flowProvider.provider)] = flowProvider.provider }
+        var signing = 0
+        for provider in unique.values { signing += await provider.poolKeysAtFirstUse }
+        let attacker = items.contains { item in
+            if case .tokenCase(let work) = item.payload { work.forgery?.needsAttackerKey == true } else { false }
+        }
+        await RSAKeyPool.shared.ready(atLeast: signing + (attacker ? 1 : 0))
+        if attacker { _ = RSAKeyPool.shared.attacker() }
+        for provider in unique.values { await provider.prepareKeys() }
     }
 
     /// Providers none of whose planned flows signs with the 2nd and 3rd keys serve decoys there.

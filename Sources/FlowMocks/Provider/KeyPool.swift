@@ -57,6 +57,21 @@ public final class RSAKeyPool: @unchecked Sendable {
         return ready.count + making + wanted - claims
     }
 
+    /// Returns once `count` keys are ready to take (or no more are on their way), waiting on a
+    /// thread of its own: never on one of the cooperative pool's few threads.
+    public func ready(atLeast count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread { [self] in
+                condition.lock()
+                while ready.count < count, making + wanted > 0 { condition.wait() }
+                condition.unlock()
+                continuation.resume()
+            }
+            thread.name = "flowspec.rsa-keys-ready"
+            thread.start()
+        }
+    }
+
     /// `count` distinct keys; whatever is not already on its way is started on every core first.
     public func take(_ count: Int) -> [RSAKey] {
         prefetch(count - available)

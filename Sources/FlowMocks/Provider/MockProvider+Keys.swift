@@ -32,6 +32,13 @@ extension MockProvider {
         signingKey = signingKeys.first
     }
 
+    /// The keys this provider will take from `RSAKeyPool` at its first use: 0 once it has its
+    /// keys or when they were given.
+    public var poolKeysAtFirstUse: Int { signingKey != nil || givenMaterial != nil ? 0 : privateSigningKeys }
+
+    /// Makes the JWKS now rather than at the first sign-in or JWKS request.
+    public func prepareKeys() { ensureKeys() }
+
     /// Only the first `count` (1…3) of the JWKS's three signing keys get a private half; the
     /// others are decoys. For a run whose plan never signs with the 2nd or 3rd key (no P4), so
     /// that it does not wait for keys it will not use. Before the first sign-in only.
