@@ -20,8 +20,20 @@ import Testing
                 body: ByteBuffer(string: "client_id=com.unknown&client_secret=x&grant_type=authorization_code&code=c"))
             #expect(form.status.code == 400)
             #expect(form.body.map { String(buffer: $0) } == #"{"error":"invalid_client"}"#)
-            let huge = try await client.post("/auth/token", headers: [:], body: ByteBuffer(repeating: 0x41, count: MockHTTPServer.maxBodyBytes + 1))
-            #expect(huge.status.code == 413)
+        }
+        // A body over the limit is refused without being read to its end: 413 and the connection
+        // closed. This client writes its whole body before it reads, so when the server closes
+        // first (it stops reading after a few MB; under load that happens before the client has
+        // written them all) the client sees its write fail instead of the 413. Either way the
+        // provider never handles the request (the records below); the 413 itself is checked on a
+        // raw socket that reads as it writes (SlowClientTests).
+        do {
+            try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                let huge = try await client.post("/auth/token", headers: [:], body: ByteBuffer(repeating: 0x41, count: MockHTTPServer.maxBodyBytes + 1))
+                #expect(huge.status.code == 413)
+            }
+        } catch let error as ChannelError where error == .ioOnClosedChannel {
+            // Closed by the server mid-upload: refused.
         }
         let records = await provider.records()
         #expect(records.map(\.endpoint) == [.jwks, .token])
