@@ -55,7 +55,7 @@ struct SiteResultsBrowserTests {
     }
 
     /// Loads a copy of `page` with the probe script added, in the given size and colour scheme.
-    static func probe(site: String, page: String, width: Int, height: Int, dark: Bool, screenshot: String? = nil) throws -> Probe {
+    static func probe(site: String, page: String, width: Int, height: Int, dark: Bool, screenshot: String? = nil) async throws -> Probe {
         try FileManager.default.createDirectory(atPath: site + "/assets/test", withIntermediateDirectories: true)
         for name in ["probe.js", "frame.js"] where !FileManager.default.fileExists(atPath: site + "/assets/test/" + name) {
             try FileManager.default.copyItem(atPath: Fixtures.path("site-probe/" + name), toPath: site + "/assets/test/" + name)
@@ -77,11 +77,11 @@ struct SiteResultsBrowserTests {
             try Data(frame.utf8).write(to: URL(fileURLWithPath: site + "/" + target))
             size = "--window-size=500,\(height)"
         }
-        let run = try Chromium.run(scheme + [size, "--virtual-time-budget=5000", "--dump-dom", "file://" + site + "/" + target])
+        let run = try await Chromium.run(scheme + [size, "--virtual-time-budget=5000", "--dump-dom", "file://" + site + "/" + target])
         #expect(Chromium.consoleLines(run.stderr).isEmpty, "\(page): \(Chromium.consoleLines(run.stderr))")
         if let screenshot {
             try? FileManager.default.removeItem(atPath: screenshot)
-            _ = try Chromium.run(scheme + [size, "--screenshot=" + screenshot, "file://" + site + "/" + (width < 500 ? target : page)])
+            _ = try await Chromium.run(scheme + [size, "--screenshot=" + screenshot, "file://" + site + "/" + (width < 500 ? target : page)])
             #expect(FileManager.default.contents(atPath: screenshot)?.starts(with: [0x89, 0x50, 0x4E, 0x47]) == true, "no screenshot \(screenshot)")
         }
         let start = try #require(run.stdout.range(of: "<pre id=\"probe\">"), "the probe did not run on \(page): \(run.stderr.suffix(1000))")
@@ -114,7 +114,7 @@ struct SiteResultsBrowserTests {
         for (width, height) in [(1280, 800), (390, 844)] {
             for dark in [false, true] {
                 let name = "site-results-\(run)-\(width)-\(dark ? "dark" : "light").png"
-                let probe = try Self.probe(site: site, page: "flows/\(Self.flowID).html", width: width, height: height, dark: dark, screenshot: Self.artifacts + "/" + name)
+                let probe = try await Self.probe(site: site, page: "flows/\(Self.flowID).html", width: width, height: height, dark: dark, screenshot: Self.artifacts + "/" + name)
                 #expect(probe.dark == dark, "colour scheme not applied")
                 #expect(probe.width == width, "viewport \(probe.width), not \(width)")
                 #expect(!probe.prose.isEmpty)
@@ -131,11 +131,11 @@ struct SiteResultsBrowserTests {
             }
         }
         if run == "fail" { #expect(!unreached.isEmpty || expected["fail"]! > 0) }
-        let index = try Self.probe(site: site, page: "index.html", width: 1280, height: 800, dark: false, screenshot: Self.artifacts + "/site-results-\(run)-index.png")
+        let index = try await Self.probe(site: site, page: "index.html", width: 1280, height: 800, dark: false, screenshot: Self.artifacts + "/site-results-\(run)-index.png")
         #expect(index.counts == Self.counts(report, flow: nil), "index counts \(index.counts)")
         let pdf = Self.artifacts + "/site-results-\(run).pdf"
         try? FileManager.default.removeItem(atPath: pdf)
-        _ = try Chromium.run(["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + site + "/flows/\(Self.flowID).html"])
+        _ = try await Chromium.run(["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + site + "/flows/\(Self.flowID).html"])
         let bytes = try #require(FileManager.default.contents(atPath: pdf), "no PDF")
         #expect(bytes.starts(with: Array("%PDF".utf8)) && bytes.count > 20_000)
         // The print opens the token cases: words that are on the page only inside a closed
@@ -169,29 +169,29 @@ struct SiteResultsBrowserTests {
 
     /// Search indexes whole steps: a word only in the last paragraph of the longest step (read
     /// from the page in the browser) finds that step.
-    @Test func searchFindsAWordFromTheLastParagraphOfALongStep() throws {
+    @Test func searchFindsAWordFromTheLastParagraphOfALongStep() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-search-browser-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let site = scratch.appendingPathComponent("site").path
         let config = Fixtures.repositoryRoot.appendingPathComponent("site/site.yml").path
         #expect(try SiteBuilder(options: SiteBuildOptions(inputs: [Fixtures.repositoryFlows], outputDirectory: site, configPath: config)).build().succeeded)
-        let probe = try Self.probe(site: site, page: "flows/\(Self.flowID).html", width: 1280, height: 800, dark: false)
+        let probe = try await Self.probe(site: site, page: "flows/\(Self.flowID).html", width: 1280, height: 800, dark: false)
         let long = try #require(probe.steps.max { $0.length < $1.length })
         #expect(long.length > 240, "the longest step is short (\(long.length))")
         let pageText = probe.steps.map(\.last).joined(separator: " ").lowercased()
         // The longest plain word of the last paragraph that no other step's last paragraph has.
         let words = long.last.split { !$0.isLetter }.map(String.init).filter { $0.count >= 5 }
         let word = try #require(words.sorted { $0.count > $1.count }.first { pageText.components(separatedBy: $0.lowercased()).count == 2 } ?? words.max { $0.count < $1.count })
-        let run = try Chromium.run(["--dump-dom", "file://" + site + "/search.html?q=" + word])
+        let run = try await Chromium.run(["--dump-dom", "file://" + site + "/search.html?q=" + word])
         #expect(run.stdout.contains("href=\"flows/\(Self.flowID).html#\(long.id)\""), "search for \(word) did not find \(long.id)")
         let artifacts = Self.artifacts
         try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
-        _ = try Chromium.run(["--window-size=1280,800", "--screenshot=" + artifacts + "/site-search.png", "file://" + site + "/search.html?q=" + word])
+        _ = try await Chromium.run(["--window-size=1280,800", "--screenshot=" + artifacts + "/site-search.png", "file://" + site + "/search.html?q=" + word])
     }
 
     /// The header field answers as you type on a flow page (loading the index on first use), and
     /// the search page groups results by flow and filters them by language.
-    @Test func headerSearchAnswersAsYouTypeAndTheSearchPageFiltersByLanguage() throws {
+    @Test func headerSearchAnswersAsYouTypeAndTheSearchPageFiltersByLanguage() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-header-search-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let site = scratch.appendingPathComponent("site").path
@@ -202,7 +202,7 @@ struct SiteResultsBrowserTests {
         let page = try String(contentsOfFile: site + "/flows/\(Self.flowID).html", encoding: .utf8)
             .replacingOccurrences(of: "</head>", with: "<script src=\"../assets/test/header-probe.js\" defer></script>\n</head>")
         try Data(page.utf8).write(to: URL(fileURLWithPath: site + "/flows/header-probe.html"))
-        let run = try Chromium.run(["--virtual-time-budget=8000", "--dump-dom", "file://" + site + "/flows/header-probe.html#q=nonce"])
+        let run = try await Chromium.run(["--virtual-time-budget=8000", "--dump-dom", "file://" + site + "/flows/header-probe.html#q=nonce"])
         #expect(Chromium.consoleLines(run.stderr).isEmpty, "\(Chromium.consoleLines(run.stderr))")
         let start = try #require(run.stdout.range(of: "<pre id=\"probe\">"), "the header probe did not report")
         let end = try #require(run.stdout[start.upperBound...].range(of: "</pre>"))
@@ -213,10 +213,10 @@ struct SiteResultsBrowserTests {
         #expect(answer.links.allSatisfy { $0.hasPrefix("../flows/") }, "links relative to the flow page: \(answer.links)")
 
         // The search page: results grouped by flow; the language filter keeps one language.
-        let all = try Chromium.run(["--dump-dom", "file://" + site + "/search.html?q=token"])
+        let all = try await Chromium.run(["--dump-dom", "file://" + site + "/search.html?q=token"])
         #expect(all.stdout.contains("class=\"search-group\"") && all.stdout.contains("class=\"search-group-title\""))
         #expect(all.stdout.contains("lang=\"vi\"") && all.stdout.contains("lang=\"en\""), "both languages without a filter")
-        let vi = try Chromium.run(["--dump-dom", "file://" + site + "/search.html?q=token&lang=vi"])
+        let vi = try await Chromium.run(["--dump-dom", "file://" + site + "/search.html?q=token&lang=vi"])
         let resultLangs = vi.stdout.components(separatedBy: "class=\"search-result\"><a href=").dropFirst().compactMap { part in
             part.components(separatedBy: "lang=\"").dropFirst().first?.split(separator: "\"").first.map(String.init)
         }

@@ -50,7 +50,7 @@ struct DiagramBrowserTests {
 
     /// Loads a copy of `page` (relative to the site) with the measuring script added, in a
     /// `width` × `height` viewport, and returns what the script measured.
-    static func measure(site: String, page: String, fragment: String = "", width: Int, height: Int) throws -> Measure {
+    static func measure(site: String, page: String, fragment: String = "", width: Int, height: Int) async throws -> Measure {
         let script = try String(contentsOfFile: packageRoot + "/Tests/FlowSiteTests/Fixtures/diagram-measure.js", encoding: .utf8)
         try script.write(toFile: site + "/assets/diagram-measure.js", atomically: true, encoding: .utf8)
         let html = try String(contentsOfFile: site + "/" + page, encoding: .utf8)
@@ -58,7 +58,7 @@ struct DiagramBrowserTests {
         try html.replacingOccurrences(of: "</body>", with: "<script src=\"../assets/diagram-measure.js\"></script></body>")
             .write(toFile: site + "/" + copy, atomically: true, encoding: .utf8)
         let window = try frame(site: site, page: copy + fragment, width: width, height: height)
-        let run = try BrowserTests.run([window, "--virtual-time-budget=10000", "--dump-dom", "file://" + site + "/frame.html"])
+        let run = try await BrowserTests.run([window, "--virtual-time-budget=10000", "--dump-dom", "file://" + site + "/frame.html"])
         #expect(BrowserTests.consoleLines(run.stderr).isEmpty, "\(page): \(BrowserTests.consoleLines(run.stderr).joined(separator: "\n"))")
         guard let start = run.stdout.range(of: "<pre id=\"flowspec-measure\">"),
               let end = run.stdout.range(of: "</pre>", range: start.upperBound..<run.stdout.endIndex) else {
@@ -98,13 +98,13 @@ struct DiagramBrowserTests {
         return problems
     }
 
-    @Test func participantsShownAndTextsApartOnDesktopAndPhone() throws {
+    @Test func participantsShownAndTextsApartOnDesktopAndPhone() async throws {
         let scratch = try Scratch()
         let flows = try BrowserTests.buildRepositorySite(into: scratch.out)
         #expect(flows.count >= 8)
         for viewport in Self.viewports {
             for flow in flows {
-                let measure = try Self.measure(site: scratch.out, page: "flows/\(flow.id).html", width: viewport.width, height: viewport.height)
+                let measure = try await Self.measure(site: scratch.out, page: "flows/\(flow.id).html", width: viewport.width, height: viewport.height)
                 #expect(measure.viewport.w == Double(viewport.width), "the page was laid out \(measure.viewport.w) px wide")
                 #expect(measure.svgs.count == 2)
                 #expect(measure.svgs.first?.participants.count == flow.actors.count * 2)
@@ -118,7 +118,7 @@ struct DiagramBrowserTests {
         }
     }
 
-    @Test func actualSizeViewAndFailingArrowHeads() throws {
+    @Test func actualSizeViewAndFailingArrowHeads() async throws {
         let scratch = try Scratch()
         let flows = Linter().lint(paths: [packageRoot + "/flows"]).flows
         let flow = try #require(flows.first { $0.lang == "tr" })
@@ -130,7 +130,7 @@ struct DiagramBrowserTests {
         #expect(report.succeeded)
         let page = "flows/\(flow.id).html"
 
-        let fitted = try Self.measure(site: scratch.out, page: page, width: 1280, height: 800)
+        let fitted = try await Self.measure(site: scratch.out, page: page, width: 1280, height: 800)
         let sequence = try #require(fitted.svgs.first)
         #expect(sequence.failing.count == 1)
         #expect(sequence.failing.first.map { $0.head == $0.line && $0.head != "none" } == true, "\(sequence.failing)")
@@ -138,7 +138,7 @@ struct DiagramBrowserTests {
 
         // The actual-size view: the diagram at its natural width, full screen.
         for viewport in Self.viewports {
-            let full = try Self.measure(site: scratch.out, page: page, fragment: "#sequence-view", width: viewport.width, height: viewport.height)
+            let full = try await Self.measure(site: scratch.out, page: page, fragment: "#sequence-view", width: viewport.width, height: viewport.height)
             let svg = try #require(full.svgs.first)
             #expect(abs((svg.box.r - svg.box.l) - svg.natural) < 1, "actual size: \(svg.box) for a \(svg.natural) px diagram")
             #expect(svg.box.t >= 0 && svg.box.t < Double(viewport.height), "the full-screen view starts on screen: \(svg.box)")
@@ -148,12 +148,12 @@ struct DiagramBrowserTests {
     /// Printed (`--print-to-pdf`, Letter portrait by default), the sequence diagram gets
     /// landscape pages of its own, so it is drawn at the full page width (~980 px instead of
     /// ~740 px: text ~10 px instead of ~7 px); the rest of the page stays portrait.
-    @Test func printPutsTheSequenceDiagramOnLandscapePages() throws {
+    @Test func printPutsTheSequenceDiagramOnLandscapePages() async throws {
         let scratch = try Scratch()
         let flows = try BrowserTests.buildRepositorySite(into: scratch.out)
         let flow = try #require(flows.first { $0.lang == "tr" })
         let pdf = scratch.root + "/page.pdf"
-        let run = try BrowserTests.run(["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + scratch.out + "/flows/\(flow.id).html"])
+        let run = try await BrowserTests.run(["--no-pdf-header-footer", "--print-to-pdf=" + pdf, "file://" + scratch.out + "/flows/\(flow.id).html"])
         let data = try #require(FileManager.default.contents(atPath: pdf), "no PDF: \(run.stderr.suffix(1500))")
         let text = String(decoding: data, as: UTF8.self)
         let pattern = try NSRegularExpression(pattern: "/MediaBox\\s*\\[\\s*0 0 ([0-9.]+) ([0-9.]+)\\s*\\]")
@@ -165,7 +165,7 @@ struct DiagramBrowserTests {
         #expect(pages.contains { $0.0 > $0.1 }, "no landscape page in \(pages)")
     }
 
-    @Test func screenshotsOfTheDiagrams() throws {
+    @Test func screenshotsOfTheDiagrams() async throws {
         let scratch = try Scratch()
         let flows = try BrowserTests.buildRepositorySite(into: scratch.out)
         let flow = try #require(flows.first { $0.lang == "tr" })
@@ -182,7 +182,7 @@ struct DiagramBrowserTests {
             let png = artifacts + "/" + name
             try? FileManager.default.removeItem(atPath: png)
             let window = try Self.frame(site: scratch.out, page: address, width: width, height: height)
-            let run = try BrowserTests.run([window, "--virtual-time-budget=5000", "--screenshot=" + png, "file://" + scratch.out + "/frame.html"])
+            let run = try await BrowserTests.run([window, "--virtual-time-budget=5000", "--screenshot=" + png, "file://" + scratch.out + "/frame.html"])
             let data = try #require(FileManager.default.contents(atPath: png), "no screenshot \(name): \(run.stderr.suffix(1500))")
             #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         }

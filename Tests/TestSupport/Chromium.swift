@@ -23,8 +23,11 @@ public enum Chromium {
     }
 
     /// Runs chromium headless with a time limit; stdout and stderr go through files so a chatty
-    /// browser cannot block on a full pipe.
-    public static func run(_ arguments: [String], timeout: TimeInterval = 90) throws -> Run {
+    /// browser cannot block on a full pipe. The wait is on a thread of its own, not on one of
+    /// Swift concurrency's cooperative threads (two on a 2-core machine): a browser run takes
+    /// seconds, and a test holding a cooperative thread that long starves the mock servers of
+    /// the tests running beside it (their requests then time out).
+    public static func run(_ arguments: [String], timeout: TimeInterval = 90) async throws -> Run {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-chromium-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -42,18 +45,27 @@ public enum Chromium {
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        let timedOut = process.isRunning
-        if timedOut {
-            process.terminate()
-            process.waitUntilExit()
+        let browser = Browser(process: process)
+        let (status, timedOut) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, Bool), Never>) in
+            Thread {
+                let deadline = Date().addingTimeInterval(timeout)
+                while browser.process.isRunning && Date() < deadline { usleep(50_000) }
+                let timedOut = browser.process.isRunning
+                if timedOut { browser.process.terminate() }
+                browser.process.waitUntilExit()
+                continuation.resume(returning: (browser.process.terminationStatus, timedOut))
+            }.start()
         }
         return Run(
             stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
-            status: process.terminationStatus, timedOut: timedOut
+            status: status, timedOut: timedOut
         )
+    }
+
+    // @unchecked: handed to one waiting thread, which alone touches it until it resumes the caller.
+    private struct Browser: @unchecked Sendable {
+        let process: Process
     }
 
     /// Console messages of the page (errors, CSP violations, anything logged).
