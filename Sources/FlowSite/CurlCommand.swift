@@ -29,7 +29,7 @@ extension PageRenderer {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "{"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "{"),
-               let close = TemplateScan.close(in: bytes, from: index + 2) {
+               let close = TemplateScan.pair(UInt8(ascii: "}"), in: bytes, from: index + 2) {
                 var inner = bytes[(index + 2)..<close]
                 if inner.count >= 2, inner.first == UInt8(ascii: " "), inner.last == UInt8(ascii: " ") { inner = inner.dropFirst().dropLast() }
                 if let value = values[String(decoding: inner, as: UTF8.self)] {
@@ -51,12 +51,13 @@ extension PageRenderer {
     }
 }
 
-/// Finding the `}}` that closes a `{{` placeholder in UTF-8 bytes.
+/// Finding a placeholder's `{{` or `}}` in UTF-8 bytes (the page's request text and copy-as-curl).
 enum TemplateScan {
-    static func close(in bytes: [UInt8], from start: Int) -> Int? {
+    /// The index of the first `byte byte` pair at or after `start`.
+    static func pair(_ byte: UInt8, in bytes: [UInt8], from start: Int) -> Int? {
         var index = start
         while index + 1 < bytes.count {
-            if bytes[index] == UInt8(ascii: "}"), bytes[index + 1] == UInt8(ascii: "}") { return index }
+            if bytes[index] == byte, bytes[index + 1] == byte { return index }
             index += 1
         }
         return nil

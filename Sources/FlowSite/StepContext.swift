@@ -121,14 +121,7 @@ extension PageRenderer {
     /// Escapes text and marks `{{name}}` placeholders, with what they stand for as a tooltip.
     func placeholders(_ text: String, flow: Flow) -> String {
         let bytes = Array(text.utf8)
-        func find(_ a: UInt8, from start: Int) -> Int? {
-            var index = start
-            while index + 1 < bytes.count {
-                if bytes[index] == a, bytes[index + 1] == a { return index }
-                index += 1
-            }
-            return nil
-        }
+        func find(_ a: UInt8, from start: Int) -> Int? { TemplateScan.pair(a, in: bytes, from: start) }
         func piece(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         var out = ""
         var position = 0
