@@ -38,36 +38,8 @@ now() { date +%s%N; }
 # verdicts JSON: "id verdict" lines of a report, in report order.
 verdicts() { python3 -c "import json,sys; [print(r['id'], r['verdict']) for r in json.load(open(sys.argv[1]))['results']]" "$1"; }
 
-# valgrind runs the Swift binary with two arrangements: a copy without its DWARF (valgrind's
-# debuginfo reader gives up on the toolchain's DWARF 5: "unhandled dwarf2 abbrev form code 0x25"),
-# and bench/valgrind/sigsuspend-shim.c preloaded (valgrind's rt_sigsuspend wrapper writes into
-# the read-only mask libdispatch's dispatch_main passes, and dies on it). Symbols stay, so
-# callgrind still names functions.
-vg_bin=$out/flowspec-for-valgrind
-objcopy --strip-debug "$bin" "$vg_bin" 2>/dev/null || cp "$bin" "$vg_bin"
-vg_shim=$out/libsigsuspend-shim.so
-cc=$(command -v cc || command -v gcc || command -v clang || true)
-[ -n "$cc" ] && "$cc" -O2 -shared -fPIC -o "$vg_shim" bench/valgrind/sigsuspend-shim.c 2>/dev/null || vg_shim=""
-
-# instructions LABEL CMD...: total instructions (callgrind) of CMD, less RSA and EC key generation
-# (a random search for primes, whose cost varies from run to run).
-instructions() {
-  local label=$1; shift
-  SWIFT_BACKTRACE=enable=no LD_PRELOAD="$vg_shim" \
-    valgrind --tool=callgrind --callgrind-out-file="$out/cg.$label" "$@" >/dev/null 2>"$out/cg.$label.log" || true
-  [ -s "$out/cg.$label" ] || { echo 0; return; }
-  callgrind_annotate --inclusive=yes --threshold=100 "$out/cg.$label" 2>/dev/null | python3 -c '
-import re, sys
-total = keygen = 0
-for line in sys.stdin:
-    m = re.match(r"\s*([\d,]+) \(.*?\)\s+(\S.*)", line) or re.match(r"\s*([\d,]+)\s+(\S.*)", line)
-    if not m: continue
-    n, name = int(m.group(1).replace(",", "")), m.group(2)
-    if "PROGRAM TOTALS" in name: total = n
-    elif re.search(r"RSAKeyC8generate", name): keygen += n
-    elif re.search(r"ECKeyC8generate", name): keygen += n
-print(total - keygen)'
-}
+. bench/valgrind/callgrind.sh
+callgrind_setup "$out" "$bin"
 
 echo "## check (measured $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), $mode)"
 echo

@@ -155,3 +155,34 @@ PY
 done
 echo
 cat "$WORK/cpu-notes"
+
+# Instructions (callgrind): stable whatever the machine's load. Per flow built is the difference
+# between builds of 30 and 10 generated flows, over 20 (start-up left out), next to the cmark-gfm
+# batch over the same Markdown; then one changed flow rebuilt among the 30.
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
+  . "$ROOT/bench/valgrind/callgrind.sh"
+  mkdir -p "$WORK/cg"
+  callgrind_setup "$WORK/cg" "$FLOWSPEC"
+  declare -A ins
+  for n in 10 30; do
+    generate "$n" "$WORK/i$n"
+    ins[build$n]=$(instructions "build$n" "$vg_bin" build "$WORK/i$n/flows" --out "$WORK/i$n/site" --config "$WORK/i$n/site.yml" --clean)
+    cat "$WORK/i$n"/md/*.md > "$WORK/i$n/all.md"
+    ins[cmark$n]=$(instructions "cmark$n" cmark-gfm -e table -e strikethrough -e autolink "$WORK/i$n/all.md")
+  done
+  sed -i "0,/^title: /s/^title: \(.*\)$/title: \1 (edit)/" "$WORK/i30/flows/flow-00000.md"
+  rebuild=$(instructions rebuild "$vg_bin" build "$WORK/i30/flows" --out "$WORK/i30/site" --config "$WORK/i30/site.yml")
+  python3 - "${ins[build10]}" "${ins[build30]}" "${ins[cmark10]}" "${ins[cmark30]}" "$rebuild" <<'PY'
+import sys
+b10, b30, c10, c30, rebuild = map(int, sys.argv[1:])
+if b10 <= 0 or b30 <= 0:
+    print("instructions: callgrind could not run flowspec here")
+    sys.exit(0)
+flow, cmark = (b30 - b10) / 20, (c30 - c10) / 20
+print("instructions (callgrind), per flow built (30 flows less 10, over 20): flowspec %.1f M, cmark-gfm batch %.2f M (%.0fx);"
+      % (flow / 1e6, cmark / 1e6, flow / cmark if cmark > 0 else 0))
+print("  a build of 30: %.0f M; one changed flow of 30 rebuilt: %.0f M (%.1f flows' worth)" % (b30 / 1e6, rebuild / 1e6, rebuild / flow if flow > 0 else 0))
+PY
+else
+  echo "instructions: valgrind is not installed (scripts/setup.sh --bench)"
+fi

@@ -1,0 +1,43 @@
+# Instruction counts with callgrind, for the benches (sourced by bench/check-bench.sh and
+# bench/site-bench.sh): a count of instructions is the same whatever else the machine is doing,
+# so a regression shows where a wall time would drown in noise.
+#
+#   callgrind_setup DIR FLOWSPEC   prepares DIR; sets vg_bin (the flowspec to run under valgrind)
+#   instructions LABEL CMD...      prints CMD's instructions, less RSA and EC key generation
+#                                  (a random search for primes: a different count every run);
+#                                  0 when valgrind could not run it (its log: DIR/cg.LABEL.log)
+#
+# valgrind runs the Swift binary with two arrangements: a copy without its DWARF (valgrind's
+# debuginfo reader gives up on the toolchain's DWARF 5: "unhandled dwarf2 abbrev form code
+# 0x25"), and sigsuspend-shim.c preloaded (valgrind's rt_sigsuspend wrapper writes into the
+# read-only mask libdispatch's dispatch_main passes, and dies on it). Symbols stay, so callgrind
+# still names functions.
+
+callgrind_setup() {
+  vg_dir=$1
+  vg_bin=$vg_dir/flowspec-for-valgrind
+  objcopy --strip-debug "$2" "$vg_bin" 2>/dev/null || cp "$2" "$vg_bin"
+  vg_shim=$vg_dir/libsigsuspend-shim.so
+  local cc
+  cc=$(command -v cc || command -v gcc || command -v clang || true)
+  if [ -z "$cc" ] || ! "$cc" -O2 -shared -fPIC -o "$vg_shim" "$(dirname "${BASH_SOURCE[0]}")/sigsuspend-shim.c" 2>/dev/null; then
+    vg_shim=""
+  fi
+}
+
+instructions() {
+  local label=$1; shift
+  SWIFT_BACKTRACE=enable=no LD_PRELOAD="$vg_shim" \
+    valgrind --tool=callgrind --callgrind-out-file="$vg_dir/cg.$label" "$@" >/dev/null 2>"$vg_dir/cg.$label.log" || true
+  [ -s "$vg_dir/cg.$label" ] || { echo 0; return; }
+  callgrind_annotate --inclusive=yes --threshold=100 "$vg_dir/cg.$label" 2>/dev/null | python3 -c '
+import re, sys
+total = keygen = 0
+for line in sys.stdin:
+    m = re.match(r"\s*([\d,]+) \(.*?\)\s+(\S.*)", line) or re.match(r"\s*([\d,]+)\s+(\S.*)", line)
+    if not m: continue
+    n, name = int(m.group(1).replace(",", "")), m.group(2)
+    if "PROGRAM TOTALS" in name: total = n
+    elif re.search(r"RSAKeyC8generate|ECKeyC8generate", name): keygen += n
+print(total - keygen)'
+}
