@@ -113,7 +113,7 @@ public enum CheckSession {
 
         let report = CheckReport(
             tool: .init(version: FlowCheck.version), startedAt: ISO8601DateFormatter().string(from: startedAt),
-            durationMS: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000),
+            durationMS: elapsed.wholeMilliseconds,
             backend: .init(url: backendURL, embedded: configuration.backendURL == nil, defects: configuration.defects.sorted()),
             shard: configuration.planner.shard,
             flows: flows.filter { planned.contains($0.id) }.map { .init(id: $0.id, title: $0.title, file: $0.file) },

@@ -17,7 +17,7 @@ struct ItemRunner {
             result = await runTokenCase(work, id: item.id, flow: flow)
         }
         let elapsed = ContinuousClock.now - started
-        result.durationMS = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        result.durationMS = elapsed.wholeMilliseconds
         return result
     }
 

@@ -65,12 +65,14 @@ public struct SiteServer: Sendable {
 
     private func rebuild(_ builder: SiteBuilder, log: @Sendable (String) -> Void) -> SiteBuildReport? {
         do {
+            let started = ContinuousClock.now
             let report = try builder.build()
+            let elapsed = (ContinuousClock.now - started).wholeMilliseconds
             if !report.diagnostics.isEmpty {
                 log(DiagnosticPrinter.text(report.diagnostics, color: false))
             }
             if report.succeeded {
-                log("Rebuilt: \(report.renderedPages.count) page\(report.renderedPages.count == 1 ? "" : "s") rendered, \(report.reusedPages.count) unchanged\n")
+                log("Rebuilt in \(elapsed) ms: \(report.renderedPages.count) page\(report.renderedPages.count == 1 ? "" : "s") rendered, \(report.reusedPages.count) unchanged\n")
             } else {
                 log("Not rebuilt: fix the errors above; still serving the previous site\n")
             }

@@ -1,6 +1,7 @@
 import Dispatch
 import FlowLint
 import FlowModel
+import FlowOpenAPI
 import FlowParser
 import Foundation
 
@@ -50,6 +51,15 @@ extension SiteBuilder {
             } else {
                 toRead.append(index)
             }
+        }
+        // A changed spec is linted against its OpenAPI description: the descriptions the changed
+        // files named in the previous build are decoded on another core while this one reads,
+        // hashes and parses. Only those, and only a few: a description no changed spec names is
+        // decoded when something asks for it (a one-flow rebuild of 30 flows spent 74 % of its
+        // instructions decoding two descriptions its changed flow did not name; callgrind).
+        if previous.cache != nil {
+            let described = Set(toRead.compactMap { previous.entries[files[$0]]?.openapi }.filter { !$0.isEmpty })
+            if described.count <= 4 { APIDescriptionLoader.prefetch(Array(described)) }
         }
         let reads = OrderedSlots<Result<(bytes: [UInt8], hash: String), FileSystem.Error>>(count: toRead.count)
         let readIndices = toRead

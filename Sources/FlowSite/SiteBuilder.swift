@@ -105,12 +105,6 @@ public struct SiteBuilder: Sendable {
         timer.mark("config+theme")
         let target = try OutputTarget.locate(options.outputDirectory)
         let previous = PreviousBuild.load(from: target.output, globalKey: setup.globalKey, incremental: options.incremental)
-        // The OpenAPI descriptions the previous build's specs named, decoded on another core
-        // while this one reads, hashes and parses (a changed spec is linted against its
-        // description): only when they are few, so a project of many descriptions does not pay
-        // for all of them on every edit.
-        let described = Set(previous.entries.values.map(\.openapi).filter { !$0.isEmpty })
-        if described.count <= 4 { APIDescriptionLoader.prefetch(Array(described)) }
         timer.mark("read cache")
         var diagnostics: [Diagnostic] = []
         let sources = readSources(setup, previous, diagnostics: &diagnostics)

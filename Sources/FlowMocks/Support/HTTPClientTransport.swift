@@ -118,10 +118,7 @@ public final class AHCTransport: BackendTransport {
 
     public func send(_ request: OutgoingRequest, timeout: Double) async -> HTTPResult {
         let started = ContinuousClock.now
-        func elapsed() -> Int {
-            let d = ContinuousClock.now - started
-            return Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000)
-        }
+        func elapsed() -> Int { (ContinuousClock.now - started).wholeMilliseconds }
         guard URL(string: request.url)?.host != nil else {
             return HTTPResult(status: nil, failure: .invalidURL(request.url))
         }
