@@ -158,8 +158,13 @@ for target in $targets; do
     esac
     bounded=(-seed=1 -runs="$runs")
   fi
+  # Swift seeds its hashing per process, so dictionaries are walked in another order each run and
+  # coverage, and with it libFuzzer's choice of mutations, differs; in CI it is fixed, so the
+  # same seed fuzzes the same inputs on every machine.
+  fixed=()
+  [ "$ci" = 1 ] && fixed=(SWIFT_DETERMINISTIC_HASHING=1)
   fuzz_once() {
-    nice -n 10 "$exe" "${bounded[@]}" -max_total_time="$seconds" -max_len="$len" -timeout=10 -rss_limit_mb=2048 \
+    env "${fixed[@]}" nice -n 10 "$exe" "${bounded[@]}" -max_total_time="$seconds" -max_len="$len" -timeout=10 -rss_limit_mb=2048 \
       -dict="$(dict "$target")" -print_final_stats=1 -artifact_prefix="$crashes/" \
       "$1" "Fuzz/corpus/$target" > "$log" 2>&1
   }
