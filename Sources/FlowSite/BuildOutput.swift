@@ -106,8 +106,9 @@ final class PhaseTimer: Sendable {
     }
 }
 
-/// Holds values until the process exits (`SiteBuildOptions.skipTeardown`).
-// @unchecked: it only holds a value (of any type) until exit; nothing reads or mutates it.
+/// Holds a build's models until the process exits (`SiteBuildOptions.skipTeardown`) or until a
+/// background thread lets them go.
+// @unchecked: it only holds a value (of any type); nothing reads or mutates it.
 final class KeptAlive: @unchecked Sendable {
     let value: Any
     init(_ value: Any) { self.value = value }
