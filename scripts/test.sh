@@ -48,7 +48,7 @@ echo "== benches, CI mode (debug build; figures only, never a failure)"
 if scripts/setup.sh --bench-ci >/dev/null; then
   debug=$(swift build --show-bin-path)/flowspec
   FLOWSPEC=$debug timeout 600 bench/check-bench.sh --ci 1 || echo "bench: check-bench did not finish (report only)"
-  FLOWSPEC=$debug timeout 300 bench/site-bench.sh --ci || echo "bench: site-bench did not finish (report only)"
+  FLOWSPEC=$debug timeout 600 bench/site-bench.sh --ci || echo "bench: site-bench did not finish (report only)"
 else
   echo "bench: its anchors could not be installed (report only)"
 fi
