@@ -31,9 +31,12 @@ public enum SpecFiles {
                 diagnostics.append(Diagnostic(.noSpecs, severity: .error, location: .start(of: path),
                                               message: "no *.md specs in this directory"))
             }
-            files += found.sorted()
+            // Byte order: the same as `<` for NFC names, without its Unicode work.
+            files += found.sorted { $0.utf8Precedes($1) }
         }
-        // A file named twice (`flows flows/a.md`) is read once.
+        // A file named twice (`flows flows/a.md`) is read once. One folder cannot name a file
+        // twice (links to folders are not followed).
+        guard paths.count > 1 else { return files }
         var seen = Set<String>()
         return files.filter { seen.insert($0).inserted }
     }

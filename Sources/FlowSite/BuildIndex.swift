@@ -46,11 +46,13 @@ extension SiteBuilder {
             if x.navigation != y.navigation { return x.navigation < y.navigation }
             // Byte order (not Unicode canonical order, which is slow for non-ASCII titles):
             // deterministic, and the same as canonical order for ASCII.
-            if x.groupTitle != y.groupTitle { return x.groupTitle.utf8.lexicographicallyPrecedes(y.groupTitle.utf8) }
-            if x.group != y.group { return x.group.utf8.lexicographicallyPrecedes(y.group.utf8) }
+            let title = x.groupTitle.utf8Compare(y.groupTitle)
+            if title != 0 { return title < 0 }
+            let group = x.group.utf8Compare(y.group)
+            if group != 0 { return group < 0 }
             if x.isOriginal != y.isOriginal { return x.isOriginal }
             if x.language != y.language { return x.language < y.language }
-            return x.id < y.id
+            return x.id.utf8Precedes(y.id)
         }
     }
 
@@ -72,7 +74,7 @@ extension SiteBuilder {
             }
             cardsHTML.append(contentsOf: renderer.cardWithLanguages(infos[index].card, others: others).utf8)
         }
-        let shards = Array(Set(infos.map { Self.shard(of: $0.path) })).sorted()
+        let shards = Array(Set(infos.map(\.shard))).sorted()
         return IndexPages(
             index: renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count),
             search: renderer.searchPage(shards: shards),
@@ -85,9 +87,9 @@ extension SiteBuilder {
     /// the shards whose flows changed. Each shard keeps its flows' fragments in the cache.
     func searchShardFiles(_ infos: [FlowInfo], order: [Int], previous: PreviousBuild, output: String) -> SearchShardFiles {
         var shardMembers = [[Int]](repeating: [], count: Self.searchShards)
-        for index in order { shardMembers[Self.shard(of: infos[index].path)].append(index) }
+        for index in order { shardMembers[infos[index].shard].append(index) }
         var oldShardMembers = [[String]](repeating: [], count: Self.searchShards)
-        for entry in previous.cache?.entries ?? [] { oldShardMembers[Self.shard(of: entry.path)].append(entry.path) }
+        for entry in previous.cache?.entries ?? [] { oldShardMembers[previous.shard(of: entry.path)].append(entry.path) }
         var files = SearchShardFiles(written: [:], reused: [])
         for shard in 0..<Self.searchShards {
             let members = shardMembers[shard]

@@ -50,7 +50,7 @@ extension SiteBuilder {
             let encoded = info.diagnostics.compactMap { (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) } }
             return BuildCache.Entry(record: info.record, stat: statByPath[info.path] ?? "", diagnostics: encoded.joined(separator: "\n"))
         })
-        try newCache.write(to: temporary, shards: Self.searchShards, shardOf: Self.shard(of:), previous: previous.cache, previousSite: output)
+        try newCache.write(to: temporary, shards: Self.searchShards, shardOf: previous.shard(of:), previous: previous.cache, previousSite: output)
     }
 
     func writeCreatingDirectories(_ bytes: [UInt8], root: String, relative: String) throws {

@@ -12,6 +12,8 @@ extension SiteBuilder {
     @dynamicMemberLookup
     struct FlowInfo: Sendable {
         var record: FlowRecord
+        /// Its search and cache shard (from its path).
+        var shard: Int
         var search = ""
         var diagnostics: [Diagnostic]
         /// The parsed flow; nil for a flow described from the cache.
@@ -46,11 +48,11 @@ extension SiteBuilder {
                     path: source.path, contentHash: source.hash, id: flow.id, lang: flow.lang,
                     translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
                     tags: flow.tags, card: "", openapi: APIDescriptionCache.file(for: flow) ?? "", pageKey: "")
-                infos.append(FlowInfo(record: record, diagnostics: specs.diagnosticsByFile[source.path] ?? [], flow: flow))
+                infos.append(FlowInfo(record: record, shard: previous.shard(of: source.path), diagnostics: specs.diagnosticsByFile[source.path] ?? [], flow: flow))
             } else if !plan.toParse.contains(source.path), let entry = previous.entries[source.path] {
                 let replayed = entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
                 diagnostics += replayed
-                infos.append(FlowInfo(record: entry.record, diagnostics: replayed, flow: nil))
+                infos.append(FlowInfo(record: entry.record, shard: previous.shard(of: source.path), diagnostics: replayed, flow: nil))
             }
         }
         return infos
@@ -62,20 +64,19 @@ extension SiteBuilder {
     func assignPageKeys(_ infos: inout [FlowInfo], globalKey: String, apiDescriptions: APIDescriptionCache) -> [String: [TranslationLink]] {
         var groups: [String: [TranslationLink]] = [:]
         for info in infos { groups[info.groupKey, default: []].append(TranslationLink(id: info.id, lang: info.lang, title: info.title)) }
-        // Each key is a chain of SHA-256 calls: on all cores (2 000 flows: ~17 ms on one).
+        // A group's part of its members' keys, once per group (ids are unique, so the order is total).
+        let memberParts = groups.mapValues { members in
+            [String(members.count)] + members.sorted { $0.id.utf8Precedes($1.id) }.map { $0.id + "\u{1F}" + $0.lang + "\u{1F}" + $0.title }
+        }
+        // One SHA-256 per page over length-prefixed parts, on all cores.
         let keys = OrderedSlots<String>(count: infos.count)
         let snapshot = infos
-        let members = groups
         DispatchQueue.concurrentPerform(iterations: snapshot.count) { index in
-            let group = members[snapshot[index].groupKey] ?? []
-            var key = ContentHash()
-            key.combine(globalKey)
-            key.combine(snapshot[index].contentHash)
-            for member in group.sorted(by: { $0.id < $1.id }) { key.combine(member.id + "\u{1F}" + member.lang + "\u{1F}" + member.title) }
-            key.combine(apiDescriptions.contentHash(of: snapshot[index].openapi))
-            key.combine(options.results?.fingerprint(for: snapshot[index].id) ?? "-")
-            key.combine(options.headExtra)
-            keys.set(index, key.description)
+            let info = snapshot[index]
+            let parts = [globalKey, info.contentHash] + (memberParts[info.groupKey] ?? ["0"]) + [
+                apiDescriptions.contentHash(of: info.openapi), options.results?.fingerprint(for: info.id) ?? "-", options.headExtra,
+            ]
+            keys.set(index, ContentHash.ofParts(parts).description)
         }
         for (index, key) in keys.values.enumerated() { infos[index].pageKey = key }
         return groups

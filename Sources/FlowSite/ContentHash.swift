@@ -20,11 +20,9 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
     }
 
     public mutating func combine(_ bytes: UnsafeRawBufferPointer) {
-        var input = digest
-        input.reserveCapacity(digest.count + 8 + bytes.count)
-        withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { input.append(contentsOf: $0) }
-        input.append(contentsOf: bytes)
-        digest = Digest.sha256(input)
+        digest = digest.withUnsafeBytes { previous in
+            withUnsafeBytes(of: UInt64(bytes.count).littleEndian) { length in Digest.sha256(parts: previous, length, bytes) }
+        }
     }
 
     public mutating func combine(_ bytes: [UInt8]) {
@@ -55,6 +53,21 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
             out.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One SHA-256 over all the parts, each preceded by its length (so no two lists of parts
+    /// give the same input): for a key made of many short parts, one digest instead of one per
+    /// part.
+    public static func ofParts(_ parts: [String]) -> ContentHash {
+        var input: [UInt8] = []
+        input.reserveCapacity(parts.reduce(0) { $0 + $1.utf8.count + 8 })
+        for part in parts {
+            withUnsafeBytes(of: UInt64(part.utf8.count).littleEndian) { input.append(contentsOf: $0) }
+            input.append(contentsOf: part.utf8)
+        }
+        var hash = ContentHash()
+        hash.digest = input.withUnsafeBytes { Digest.sha256(parts: $0) }
+        return hash
     }
 
     public static func of(_ bytes: [UInt8]) -> ContentHash {
