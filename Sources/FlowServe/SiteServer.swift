@@ -32,6 +32,9 @@ public struct SiteServer: Sendable {
     /// Runs until interrupted (SIGINT/SIGTERM). `log` receives build results and the URL.
     public func run(log: @escaping @Sendable (String) -> Void) async throws {
         let state = ServerState()
+        var options = options
+        // Rebuilds start from what the last one left in memory and update the site in place.
+        options.memory = SiteBuildMemory()
         let builder = SiteBuilder(options: options)
         let output = FileManager.default.currentDirectoryPath + "/" + options.outputDirectory
         let root = options.outputDirectory.hasPrefix("/") ? options.outputDirectory : output

@@ -62,24 +62,45 @@ struct BuildCache: Sendable {
     }
 
     /// Writes the header and the shards into a new site folder. A shard whose entries equal the
-    /// previous build's is hard-linked from `previousSite` instead of written.
+    /// previous build's is hard-linked from `previousSite` instead of written. When `site` is
+    /// `previousSite` (an update in place), unchanged files are left alone and the others are
+    /// replaced atomically.
     func write(to site: String, shards: Int, shardOf: (String) -> Int, previous: BuildCache?, previousSite: String) throws {
+        let inPlace = site == previousSite
         var header = FieldWriter()
         header.line(Self.formatVersion)
         header.field(globalKey)
         header.count(shards)
-        try FileSystem.write(header.bytes, to: site + "/" + Self.relativePath)
+        if inPlace {
+            if previous?.globalKey != globalKey { try FileSystem.replace(header.bytes, at: site + "/" + Self.relativePath) }
+        } else {
+            try FileSystem.write(header.bytes, to: site + "/" + Self.relativePath)
+        }
         var current = [[Entry]](repeating: [], count: shards)
         for entry in entries { current[shardOf(entry.path)].append(entry) }
         var old = [[Entry]](repeating: [], count: shards)
         for entry in previous?.entries ?? [] { old[shardOf(entry.path)].append(entry) }
         for shard in 0..<shards {
             let path = "/" + Self.shardPath(shard)
-            if previous != nil, current[shard] == old[shard], (try? FileSystem.linkOrCopy(previousSite + path, to: site + path)) != nil {
+            let unchanged = previous != nil && current[shard] == old[shard]
+            if inPlace {
+                if unchanged, FileSystem.exists(site + path) { continue }
+                try FileSystem.replace(Self.serializeShard(current[shard]), at: site + path)
                 continue
             }
+            if unchanged, (try? FileSystem.linkOrCopy(previousSite + path, to: site + path)) != nil { continue }
             try FileSystem.write(Self.serializeShard(current[shard]), to: site + path)
         }
+    }
+
+    /// Makes the next build of a site a full one (its global key matches nothing) while the
+    /// folder stays marked as a flowspec site: after an update in place failed half-way.
+    static func invalidate(site: String) {
+        var header = FieldWriter()
+        header.line(formatVersion)
+        header.field("invalidated")
+        header.count(SiteBuilder.searchShards)
+        try? FileSystem.replace(header.bytes, at: site + "/" + relativePath)
     }
 
     static func serializeShard(_ entries: [Entry]) -> [UInt8] {

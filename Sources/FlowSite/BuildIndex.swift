@@ -15,7 +15,7 @@ extension SiteBuilder {
 
     /// The search shards to write (script and cache fragments) and the ones to link unchanged.
     struct SearchShardFiles: Sendable {
-        var written: [Int: (js: String, cache: [UInt8])]
+        var written: [Int: (js: String, cache: [UInt8], fragments: [String: String])]
         var reused: [Int]
     }
 
@@ -98,23 +98,37 @@ extension SiteBuilder {
                 && FileSystem.exists(output + "/" + Self.searchShardPath(shard))
             if unchanged { files.reused.append(shard); continue }
             var fragments: [String: String] = [:]
-            if members.contains(where: { infos[$0].flow == nil }),
-               let bytes = try? FileSystem.read(output + "/" + Self.searchCachePath(shard)) {
-                fragments = BuildCache.parseFragments(bytes)
+            if members.contains(where: { infos[$0].flow == nil }) {
+                fragments = searchFragments(at: output + "/" + Self.searchCachePath(shard))
             }
             var parts: [String] = []
             var cacheLines: [(String, String)] = []
+            var written: [String: String] = [:]
             for index in members {
                 let fragment = infos[index].flow != nil ? infos[index].search : (fragments[infos[index].path] ?? "")
                 if !fragment.isEmpty { parts.append(fragment) }
                 cacheLines.append((infos[index].path, fragment))
+                if options.memory != nil { written[infos[index].path] = fragment }
             }
             var js = "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n"
             js += "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n"
             js += parts.joined(separator: ",\n")
             js += "\n]);\n"
-            files.written[shard] = (js, BuildCache.serializeFragments(cacheLines))
+            files.written[shard] = (js, BuildCache.serializeFragments(cacheLines), written)
         }
         return files
+    }
+
+    /// A search shard's cached fragments by spec path: as the memory holds them while the file
+    /// is unchanged, else read.
+    func searchFragments(at path: String) -> [String: String] {
+        guard let memory = options.memory else {
+            return (try? FileSystem.read(path)).map(BuildCache.parseFragments) ?? [:]
+        }
+        guard let stamp = FileSystem.stamp(path) else { return [:] }
+        if let known = SiteBuildMemory.recall(memory.fragments, key: path, stamp: stamp) { return known }
+        let fragments = (try? FileSystem.read(path)).map(BuildCache.parseFragments) ?? [:]
+        memory.fragments.withLock { $0[path] = .init(stamp: stamp, value: fragments) }
+        return fragments
     }
 }

@@ -19,11 +19,10 @@ extension SiteBuilder {
                 try writeCreatingDirectories(try FileSystem.read(assetsDirectory + "/" + relative), root: temporary, relative: "assets/" + relative)
             }
         }
-        try FileSystem.write(pages.index, to: temporary + "/index.html")
-        try FileSystem.write(pages.search, to: temporary + "/search.html")
-        try FileSystem.write(pages.notFound, to: temporary + "/404.html")
         try FileSystem.makeDirectory(temporary + "/assets/search")
-        try FileSystem.write(pages.shardList, to: temporary + "/assets/search/shards.js")
+        for (relative, bytes) in siteFiles(setup, pages, infos: infos, order: order) {
+            try FileSystem.write(bytes, to: temporary + "/" + relative)
+        }
         for shard in search.reused {
             try FileSystem.linkOrCopy(output + "/" + Self.searchShardPath(shard), to: temporary + "/" + Self.searchShardPath(shard))
             try FileSystem.linkOrCopy(output + "/" + Self.searchCachePath(shard), to: temporary + "/" + Self.searchCachePath(shard))
@@ -32,25 +31,41 @@ extension SiteBuilder {
             try FileSystem.write(files.js, to: temporary + "/" + Self.searchShardPath(shard))
             try FileSystem.write(files.cache, to: temporary + "/" + Self.searchCachePath(shard))
         }
+    }
+
+    /// The files every build writes whole, by path in the site: the index, search and not-found
+    /// pages, the list of search shards, and the sitemap when the site has a `base-url`.
+    func siteFiles(_ setup: BuildSetup, _ pages: IndexPages, infos: [FlowInfo], order: [Int]) -> [(String, [UInt8])] {
+        var files: [(String, [UInt8])] = [
+            ("index.html", pages.index), ("search.html", Array(pages.search.utf8)), ("404.html", Array(pages.notFound.utf8)),
+            ("assets/search/shards.js", Array(pages.shardList.utf8)),
+        ]
         if let base = setup.config.absoluteBaseURL {
             var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
             sitemap += "<url><loc>" + HTML.escape(base) + "index.html</loc></url>\n"
             for index in order { sitemap += "<url><loc>" + HTML.escape(base + "flows/" + Self.fileName(infos[index].id)) + "</loc></url>\n" }
             sitemap += "</urlset>\n"
-            try FileSystem.write(sitemap, to: temporary + "/sitemap.xml")
+            files.append(("sitemap.xml", Array(sitemap.utf8)))
         }
+        return files
     }
 
     /// What the next build reuses: every flow's fingerprint, ids, card and own diagnostics.
-    func writeCache(_ setup: BuildSetup, _ infos: [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, output: String, into temporary: String) throws {
+    /// `into` is the new tree, or the output itself when updating in place.
+    func writeCache(_ setup: BuildSetup, _ infos: [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, output: String, into site: String) throws -> BuildCache {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let statByPath = Dictionary(sources.map { ($0.path, $0.stat) }, uniquingKeysWith: { first, _ in first })
         let newCache = BuildCache(globalKey: setup.globalKey, entries: infos.map { info in
+            // A flow described from the cache keeps its diagnostics as the cache has them.
+            if info.flow == nil, let old = previous.entries[info.path] {
+                return BuildCache.Entry(record: info.record, stat: statByPath[info.path] ?? "", diagnostics: old.diagnostics)
+            }
             let encoded = info.diagnostics.compactMap { (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) } }
             return BuildCache.Entry(record: info.record, stat: statByPath[info.path] ?? "", diagnostics: encoded.joined(separator: "\n"))
         })
-        try newCache.write(to: temporary, shards: Self.searchShards, shardOf: previous.shard(of:), previous: previous.cache, previousSite: output)
+        try newCache.write(to: site, shards: Self.searchShards, shardOf: previous.shard(of:), previous: previous.cache, previousSite: output)
+        return newCache
     }
 
     func writeCreatingDirectories(_ bytes: [UInt8], root: String, relative: String) throws {

@@ -31,6 +31,8 @@ extension SiteBuilder {
     struct PagePlan: Sendable {
         var render: [Int]
         var reuse: [Int]
+        /// The names in the previous site's `flows/` folder.
+        var existing: Set<String> = []
     }
 
     /// One info per source: parsed flows fresh, unchanged ones from the cache (their diagnostics
@@ -85,9 +87,9 @@ extension SiteBuilder {
     /// Reuse a page whose key (and, for a parsed flow, content) is unchanged and whose file is
     /// still there; render the others, parsing now the ones that were not parsed.
     func planPages(_ infos: inout [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, output: String, report: inout SiteBuildReport) -> PagePlan {
-        var plan = PagePlan(render: [], reuse: [])
         // The previous pages, from one listing of their folder (not a stat per page).
         let previousPages = previous.cache == nil ? [] : FileSystem.names(in: output + "/flows")
+        var plan = PagePlan(render: [], reuse: [], existing: previousPages)
         for (index, info) in infos.enumerated() {
             let pageExists = previousPages.contains(Self.fileName(info.id))
             let old = previous.entries[info.path]
@@ -112,7 +114,10 @@ extension SiteBuilder {
 
     /// Renders the planned pages straight to disk, and every parsed flow's index card and search
     /// entries, on all cores. The first write error stops the build.
-    func renderPages(_ infos: inout [FlowInfo], _ plan: PagePlan, groups: [String: [TranslationLink]], renderer: PageRenderer, into temporary: String) throws {
+    /// `replacing`: the pages go into the served site itself (an update in place), each replaced atomically.
+    func renderPages(
+        _ infos: inout [FlowInfo], _ plan: PagePlan, groups: [String: [TranslationLink]], renderer: PageRenderer, into temporary: String, replacing: Bool = false
+    ) throws {
         let needsCard = infos.indices.filter { infos[$0].flow != nil }
         let work = Array(Set(plan.render + needsCard)).sorted()
         let slots = OrderedSlots<(error: String?, card: String, search: String)>(count: work.count)
@@ -128,7 +133,8 @@ extension SiteBuilder {
             if renderSet.contains(work[position]) {
                 let page = renderer.flowPageBytes(flow, translations: groups[info.groupKey] ?? [])
                 do {
-                    try FileSystem.write(page, to: temporary + "/flows/" + Self.fileName(info.id))
+                    let path = temporary + "/flows/" + Self.fileName(info.id)
+                    try replacing ? FileSystem.replace(page, at: path) : FileSystem.write(page, to: path)
                 } catch let writeError {
                     error = "\(writeError)"
                 }

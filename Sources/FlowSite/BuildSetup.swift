@@ -31,10 +31,17 @@ struct BuildSetup: Sendable {
         let configDirectory = configPath.map(FileSystem.parent) ?? "site"
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : configDirectory + "/" + path }
         let theme: Theme
-        do {
-            theme = try Theme.load(overrideDirectory: resolve(config.themeDirectory ?? "theme"), labelOverrides: config.labels)
-        } catch {
-            throw SiteBuildError("theme: \(error)")
+        let themeDirectory = resolve(config.themeDirectory ?? "theme")
+        let themeStamp = options.memory == nil ? nil : Theme.stamp(overrideDirectory: themeDirectory, labelOverrides: config.labels)
+        if let memory = options.memory, let themeStamp, let known = SiteBuildMemory.recall(memory.theme, stamp: themeStamp) {
+            theme = known
+        } else {
+            do {
+                theme = try Theme.load(overrideDirectory: themeDirectory, labelOverrides: config.labels)
+            } catch {
+                throw SiteBuildError("theme: \(error)")
+            }
+            if let memory = options.memory, let themeStamp { memory.theme.withLock { $0 = .init(stamp: themeStamp, value: theme) } }
         }
         let inputs = options.inputs.isEmpty ? config.flows : options.inputs
         // Project provider profiles beside the specs decide which token cases a rule lists.
@@ -113,12 +120,30 @@ struct PreviousBuild: Sendable {
     /// The shard of a spec path: the previous build's when it had the path, else hashed.
     func shard(of path: String) -> Int { shards[path] ?? SiteBuilder.shard(of: path) }
 
-    static func load(from output: String, globalKey: String, incremental: Bool) -> PreviousBuild {
+    static func load(from output: String, globalKey: String, incremental: Bool, memory: SiteBuildMemory? = nil) -> PreviousBuild {
+        if incremental, let memory,
+           let known = SiteBuildMemory.recall(memory.previous, key: output, stamp: stamp(of: output)), known.cache?.globalKey == globalKey {
+            return known
+        }
         var cache: BuildCache?
         if incremental, let previous = BuildCache.load(from: output, shards: SiteBuilder.searchShards), previous.globalKey == globalKey {
             cache = previous
         }
         let entries = Dictionary((cache?.entries ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         return PreviousBuild(cache: cache, entries: entries, shards: entries.mapValues { SiteBuilder.shard(of: $0.path) })
+    }
+
+    /// The stamps of the cache's files under a site folder.
+    static func stamp(of output: String) -> String {
+        SiteBuildMemory.stamp(of: [output + "/" + BuildCache.relativePath] + (0..<SiteBuilder.searchShards).map { output + "/" + BuildCache.shardPath($0) })
+    }
+
+}
+
+extension PreviousBuild {
+    /// What a build wrote, as the next build's previous build.
+    init(written cache: BuildCache, after previous: PreviousBuild) {
+        let entries = Dictionary(cache.entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        self.init(cache: cache, entries: entries, shards: entries.mapValues { previous.shard(of: $0.path) })
     }
 }

@@ -55,6 +55,32 @@ enum FileSystem {
         try write(Array(text.utf8), to: path)
     }
 
+    /// Replaces a file atomically: the bytes go to a hidden file beside it, renamed over it, so a
+    /// reader (the preview server) sees the old file or the new one, never a part.
+    static func replace(_ bytes: [UInt8], at path: String) throws {
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) } ?? path.startIndex
+        let temporary = String(path[..<slash]) + "." + String(path[slash...]) + ".tmp-\(getpid())"
+        do {
+            try write(bytes, to: temporary)
+            try rename(temporary, path)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    static func replace(_ text: String, at path: String) throws {
+        try replace(Array(text.utf8), at: path)
+    }
+
+    /// Device, inode, size and modification time: a file rewritten in any way (renamed over,
+    /// truncated, edited in place) gets another stamp. Nil when it cannot be stat'ed.
+    static func stamp(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }
+
     static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o755) != 0, errno != EEXIST {
             throw Error(description: "cannot create \(path): \(String(cString: strerror(errno)))")

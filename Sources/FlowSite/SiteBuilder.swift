@@ -23,6 +23,10 @@ public struct SiteBuildOptions: Sendable {
     /// small objects takes tens of milliseconds at 2 000 flows): for a process that exits right
     /// after, like clang's `-disable-free`. Never for a long-running caller such as `serve`.
     public var skipTeardown = false
+    /// What a long-running caller keeps between builds (`serve`); with it, a build after the
+    /// first updates the site in place, each file replaced atomically, instead of writing a new
+    /// tree and swapping it in. Nil for a one-off build.
+    public var memory: SiteBuildMemory?
 
     public init(
         inputs: [String] = [],
@@ -104,7 +108,7 @@ public struct SiteBuilder: Sendable {
         let setup = try BuildSetup.load(options)
         timer.mark("config+theme")
         let target = try OutputTarget.locate(options.outputDirectory)
-        let previous = PreviousBuild.load(from: target.output, globalKey: setup.globalKey, incremental: options.incremental)
+        let previous = PreviousBuild.load(from: target.output, globalKey: setup.globalKey, incremental: options.incremental, memory: options.memory)
         timer.mark("read cache")
         var diagnostics: [Diagnostic] = []
         let sources = readSources(setup, previous, diagnostics: &diagnostics)
@@ -126,7 +130,14 @@ public struct SiteBuilder: Sendable {
         timer.mark("keys")
         let pages = planPages(&infos, sources, previous, output: target.output, report: &report)
         timer.mark("reuse")
-        try writeSite(setup, target, previous, sources, &infos, pages, groups, timer: timer)
+        let written: WrittenState
+        if let memory = options.memory, previous.cache != nil, FileSystem.isDirectory(target.output) {
+            written = try updateInPlace(setup, target, previous, sources, &infos, pages, groups, memory: memory, timer: timer)
+        } else {
+            written = try writeSite(setup, target, previous, sources, &infos, pages, groups, timer: timer)
+        }
+        options.memory.map { remember(written, previous: previous, output: target.output, in: $0) }
+        timer.mark("remember")
         report.succeeded = true
         report.renderedPages = pages.render.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
         report.reusedPages = pages.reuse.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
@@ -145,7 +156,7 @@ public struct SiteBuilder: Sendable {
     private func writeSite(
         _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild, _ sources: [Source],
         _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], timer: PhaseTimer
-    ) throws {
+    ) throws -> WrittenState {
         let temporary = try target.makeTemporaryTree()
         let links = BackgroundLinks.start(pages.reuse.map { "/flows/" + Self.fileName(infos[$0].id) }, from: target.output, to: temporary)
         do {
@@ -161,10 +172,11 @@ public struct SiteBuilder: Sendable {
             timer.mark("links (wait)")
             try writeTree(setup, index, search, infos: infos, order: order, output: target.output, into: temporary)
             timer.mark("write index")
-            try writeCache(setup, infos, sources, previous, output: target.output, into: temporary)
+            let cache = try writeCache(setup, infos, sources, previous, output: target.output, into: temporary)
             timer.mark("write cache")
             try swapIn(temporary, target.output)
             timer.mark("swap")
+            return WrittenState(cache: cache, search: search)
         } catch {
             links.wait()
             FileSystem.removeTree(temporary)

@@ -41,6 +41,22 @@ public struct Theme: Sendable {
         return try Theme(files: files, overridden: overridden.sorted(), labelOverrides: labelOverrides)
     }
 
+    /// What `load` reads, as stamps: each override file's, and the label overrides. Nil when the
+    /// folder cannot be listed (the theme is then loaded again).
+    static func stamp(overrideDirectory: String, labelOverrides: [String: [String: String]]) -> String? {
+        var parts = [overrideDirectory]
+        if FileSystem.isDirectory(overrideDirectory) {
+            guard let files = try? FileSystem.listFiles(under: overrideDirectory) else { return nil }
+            for relative in files { parts.append(relative + "\u{1F}" + (FileSystem.stamp(overrideDirectory + "/" + relative) ?? "-")) }
+        } else {
+            parts.append(FileSystem.exists(overrideDirectory) ? "not a folder" : "absent")
+        }
+        for language in labelOverrides.keys.sorted() {
+            for key in labelOverrides[language]!.keys.sorted() { parts.append(language + "." + key + "=" + labelOverrides[language]![key]!) }
+        }
+        return ContentHash(parts).description
+    }
+
     init(files: [String: [UInt8]], overridden: [String], labelOverrides: [String: [String: String]]) throws {
         self.files = files
         self.overridden = overridden

@@ -16,7 +16,7 @@ import Testing
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent(file).path
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         let run = Linter().lint(paths: [path])
         return (run, DiagnosticPrinter.text(run.diagnostics, color: false))
     }

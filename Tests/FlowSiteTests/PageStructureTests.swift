@@ -50,7 +50,6 @@ struct PageStructureTests {
         var checked = 0
         for page in pages {
             let html = String(decoding: files[page]!, as: UTF8.self)
-            let directory = (page as NSString).deletingLastPathComponent
             for raw in attributeValues("href", in: html) + attributeValues("src", in: html) {
                 let url = unescape(raw)
                 if isExternal(url) { continue }

@@ -1,0 +1,123 @@
+import FlowModel
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Site build, stage 5 for a long-running caller (serve): update the served site in place.
+
+extension SiteBuilder {
+    /// What a build wrote that the next one can start from (kept by `SiteBuildMemory`).
+    struct WrittenState: Sendable {
+        var cache: BuildCache
+        var search: SearchShardFiles
+    }
+
+    /// Updates the previous site where it stands: only the changed pages, the index, search and
+    /// not-found pages, the changed search shards and cache shards are written, each replaced
+    /// atomically (a reader sees the old file or the new one), and what the new site no longer
+    /// has is removed. The result is the same tree, byte for byte, as a full build's; at 2 000
+    /// flows it saves the 2 000 hard links of a new tree and the removal of the old one, which
+    /// took a core of their own during serve's rebuilds. The cache is written after everything
+    /// it describes; on a failure it is invalidated, so the next build is a full one.
+    func updateInPlace(
+        _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild, _ sources: [Source],
+        _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], memory: SiteBuildMemory, timer: PhaseTimer
+    ) throws -> WrittenState {
+        let output = target.output
+        do {
+            try renderPages(&infos, pages, groups: groups, renderer: setup.renderer, into: output, replacing: true)
+            timer.mark("render pages")
+            let order = indexOrder(infos, config: setup.config)
+            timer.mark("order")
+            let index = indexPages(infos, order: order, renderer: setup.renderer)
+            timer.mark("index page")
+            let search = searchShardFiles(infos, order: order, previous: previous, output: output)
+            timer.mark("index+search")
+            try FileSystem.makeDirectory(output + "/assets")
+            try FileSystem.makeDirectory(output + "/assets/search")
+            try FileSystem.makeDirectory(output + "/.flowspec")
+            for (relative, bytes) in siteFiles(setup, index, infos: infos, order: order) {
+                try FileSystem.replace(bytes, at: output + "/" + relative)
+            }
+            for (shard, files) in search.written.sorted(by: { $0.key < $1.key }) {
+                try FileSystem.replace(Array(files.js.utf8), at: output + "/" + Self.searchShardPath(shard))
+                try FileSystem.replace(files.cache, at: output + "/" + Self.searchCachePath(shard))
+            }
+            try updateAssets(setup, output: output)
+            removeStale(infos, pages: pages, setup: setup, output: output)
+            timer.mark("write index")
+            let cache = try writeCache(setup, infos, sources, previous, output: output, into: output)
+            timer.mark("write cache")
+            return WrittenState(cache: cache, search: search)
+        } catch {
+            BuildCache.invalidate(site: output)
+            if let error = error as? SiteBuildError { throw error }
+            throw SiteBuildError("updating the site failed: \(error)")
+        }
+    }
+
+    /// The theme's assets (the same theme as the previous build's: its hash is in the global
+    /// key) where one is missing, and the project's assets wherever they differ.
+    private func updateAssets(_ setup: BuildSetup, output: String) throws {
+        for asset in setup.theme.assets where !FileSystem.exists(output + "/" + asset.path) {
+            try replaceCreatingDirectories(asset.bytes, root: output, relative: asset.path)
+        }
+        let assetsDirectory = setup.resolve(setup.config.assetsDirectory ?? "assets")
+        if FileSystem.isDirectory(assetsDirectory) {
+            for relative in try FileSystem.listFiles(under: assetsDirectory) {
+                let bytes = try FileSystem.read(assetsDirectory + "/" + relative)
+                if (try? FileSystem.read(output + "/assets/" + relative)) != bytes {
+                    try replaceCreatingDirectories(bytes, root: output, relative: "assets/" + relative)
+                }
+            }
+        }
+    }
+
+    private func replaceCreatingDirectories(_ bytes: [UInt8], root: String, relative: String) throws {
+        var directory = root
+        for part in relative.split(separator: "/").dropLast() {
+            directory += "/" + part
+            try FileSystem.makeDirectory(directory)
+        }
+        try FileSystem.replace(bytes, at: root + "/" + relative)
+    }
+
+    /// Removes what a full build would not write: pages of flows that are gone, asset files the
+    /// theme and the project no longer have, anything else at the top of the site, and the
+    /// hidden files an interrupted replace left in `flows/` or at the top.
+    private func removeStale(_ infos: [FlowInfo], pages: PagePlan, setup: BuildSetup, output: String) {
+        let current = Set(infos.map { Self.fileName($0.id) })
+        for name in pages.existing where !current.contains(name) {
+            FileSystem.removeTree(output + "/flows/" + name)
+        }
+        var expected: Set<String> = ["index.html", "search.html", "404.html", "flows", "assets", ".flowspec"]
+        if setup.config.absoluteBaseURL != nil { expected.insert("sitemap.xml") }
+        for name in FileSystem.names(in: output) where !expected.contains(name) {
+            FileSystem.removeTree(output + "/" + name)
+        }
+        var assets = Set(setup.theme.assets.map(\.path))
+        assets.insert("assets/search/shards.js")
+        for shard in 0..<Self.searchShards { assets.insert(Self.searchShardPath(shard)) }
+        let assetsDirectory = setup.resolve(setup.config.assetsDirectory ?? "assets")
+        if FileSystem.isDirectory(assetsDirectory), let project = try? FileSystem.listFiles(under: assetsDirectory) {
+            for relative in project { assets.insert("assets/" + relative) }
+        }
+        for relative in (try? FileSystem.listFiles(under: output + "/assets")) ?? [] where !assets.contains("assets/" + relative) {
+            FileSystem.removeTree(output + "/assets/" + relative)
+        }
+    }
+
+    /// After a build: what the next one starts from, stamped as the files now are.
+    func remember(_ written: WrittenState, previous: PreviousBuild, output: String, in memory: SiteBuildMemory) {
+        let next = PreviousBuild(written: written.cache, after: previous)
+        memory.previous.withLock { $0 = [output: .init(stamp: PreviousBuild.stamp(of: output), value: next)] }
+        memory.fragments.withLock { fragments in
+            fragments = fragments.filter { $0.key.hasPrefix(output + "/") }
+            for (shard, files) in written.search.written {
+                let path = output + "/" + Self.searchCachePath(shard)
+                if let stamp = FileSystem.stamp(path) { fragments[path] = .init(stamp: stamp, value: files.fragments) }
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import FlowModel
+
+/// What a long-running caller (`serve`) keeps between builds, so that an edit costs work in
+/// proportion to the edit: the theme, the previous build's cache and the search fragments, each
+/// as parsed the last time, with the stamps (device, inode, size, modification time) of the
+/// files it came from. A value is used only while every one of its files has the same stamp, so
+/// a file changed by anyone else is read again. With a memory, a build also updates the site in
+/// place (`SiteBuilder.updateInPlace`) instead of writing a new tree.
+///
+/// Callers give a memory to one builder at a time (serve builds one after another).
+public final class SiteBuildMemory: Sendable {
+    struct Remembered<Value: Sendable>: Sendable {
+        var stamp: String
+        var value: Value
+    }
+
+    let theme = Locked<Remembered<Theme>?>(nil)
+    /// By output folder (absolute).
+    let previous = Locked<[String: Remembered<PreviousBuild>]>([:])
+    /// Search fragments by search-cache file (absolute).
+    let fragments = Locked<[String: Remembered<[String: String]>]>([:])
+
+    public init() {}
+
+    /// The value remembered under `stamp`, if the stamp is the same.
+    static func recall<Value>(_ slot: Locked<Remembered<Value>?>, stamp: String) -> Value? {
+        slot.withLock { remembered in remembered?.stamp == stamp ? remembered?.value : nil }
+    }
+
+    static func recall<Value>(_ slots: Locked<[String: Remembered<Value>]>, key: String, stamp: String) -> Value? {
+        slots.withLock { remembered in remembered[key]?.stamp == stamp ? remembered[key]?.value : nil }
+    }
+
+    /// The stamps of several files, "-" for a missing one.
+    static func stamp(of paths: [String]) -> String {
+        paths.map { FileSystem.stamp($0) ?? "-" }.joined(separator: "\n")
+    }
+}
