@@ -32,14 +32,17 @@ public struct SiteServer: Sendable {
     /// Runs until interrupted (SIGINT/SIGTERM). `log` receives build results and the URL.
     public func run(log: @escaping @Sendable (String) -> Void) async throws {
         let state = ServerState()
-        var options = options
         // Rebuilds start from what the last one left in memory and update the site in place.
-        options.memory = SiteBuildMemory()
-        let builder = SiteBuilder(options: options)
+        var remembering = options
+        remembering.memory = SiteBuildMemory()
+        let options = remembering
         let output = FileManager.default.currentDirectoryPath + "/" + options.outputDirectory
         let root = options.outputDirectory.hasPrefix("/") ? options.outputDirectory : output
-        let first = rebuild(builder, log: log)
-        await state.finished(build: first, signature: signature())
+        var seen = watch(descriptions: [])
+        let first = rebuild(options, specs: seen.specs, log: log)
+        seen.descriptions = Self.stamps(first?.descriptions ?? [])
+        let firstSeen = seen
+        await state.finished(build: first)
 
         var logger = Logger(label: "flowspec-serve")
         logger.logLevel = .warning
@@ -52,13 +55,19 @@ public struct SiteServer: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService() }
             group.addTask {
+                var last = first
+                var recorded = firstSeen
                 while !Task.isCancelled {
                     try await Task.sleep(for: pollInterval)
-                    let current = signature()
-                    if current != (await state.signature) {
-                        let report = rebuild(builder, log: log)
-                        await state.finished(build: report, signature: current)
-                    }
+                    let current = watch(descriptions: last?.descriptions ?? [])
+                    guard current != recorded else { continue }
+                    // The build reads the specs as this poll saw them: a change after it differs
+                    // from what is recorded here, so the next poll rebuilds again.
+                    let report = rebuild(options, specs: current.specs, log: log)
+                    recorded = current
+                    if let report, report.descriptions != last?.descriptions { recorded.descriptions = Self.stamps(report.descriptions) }
+                    last = report ?? last
+                    await state.finished(build: report)
                 }
             }
             try await group.next()
@@ -66,10 +75,12 @@ public struct SiteServer: Sendable {
         }
     }
 
-    private func rebuild(_ builder: SiteBuilder, log: @Sendable (String) -> Void) -> SiteBuildReport? {
+    private func rebuild(_ options: SiteBuildOptions, specs: SpecSnapshot, log: @Sendable (String) -> Void) -> SiteBuildReport? {
         do {
             let started = ContinuousClock.now
-            let report = try builder.build()
+            var options = options
+            options.specs = specs
+            let report = try SiteBuilder(options: options).build()
             let elapsed = (ContinuousClock.now - started).wholeMilliseconds
             if !report.diagnostics.isEmpty {
                 log(DiagnosticPrinter.text(report.diagnostics, color: false))
@@ -86,30 +97,37 @@ public struct SiteServer: Sendable {
         }
     }
 
-    /// Sizes and modification times of everything the site is built from.
-    func signature() -> String {
-        var parts: [String] = []
-        var diagnostics: [Diagnostic] = []
+    /// What the site is built from, as sizes and modification times: the specs (a snapshot the
+    /// build then uses instead of listing and stat'ing them again), the configuration, theme and
+    /// assets, and the OpenAPI descriptions the last build's flows named.
+    struct Watched: Sendable, Equatable {
+        var specs: SpecSnapshot
+        var site: String
+        var descriptions: String
+    }
+
+    func watch(descriptions: [String]) -> Watched {
         // The folders the build reads (site.yml's `flows` too), not only flows/.
-        var watched = SpecFiles.expand(SiteBuilder.specInputs(options), diagnostics: &diagnostics)
+        let specs = SpecSnapshot.take(SiteBuilder.specInputs(options))
         let config = options.configPath ?? "site/site.yml"
-        watched.append(config)
+        var site = [config]
         let siteDirectory = (config as NSString).deletingLastPathComponent
         for directory in ["theme", "assets"] {
             let path = (siteDirectory.isEmpty ? "." : siteDirectory) + "/" + directory
             if let enumerator = FileManager.default.enumerator(atPath: path) {
-                while let relative = enumerator.nextObject() as? String { watched.append(path + "/" + relative) }
+                while let relative = enumerator.nextObject() as? String { site.append(path + "/" + relative) }
             }
         }
-        for path in watched.sorted() {
+        return Watched(specs: specs, site: Self.stamps(site.sorted()), descriptions: Self.stamps(descriptions))
+    }
+
+    /// One line per file: its path, size and modification time, or that it is missing.
+    static func stamps(_ paths: [String]) -> String {
+        paths.map { path in
             var info = stat()
-            if stat(path, &info) == 0 {
-                parts.append("\(path):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
-            } else {
-                parts.append("\(path):missing")
-            }
-        }
-        return parts.joined(separator: "\n")
+            guard stat(path, &info) == 0 else { return path + ":missing" }
+            return "\(path):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        }.joined(separator: "\n")
     }
 
     /// Polls the version endpoint; reloads the page when a rebuild succeeded.
@@ -133,10 +151,8 @@ public struct SiteServer: Sendable {
 /// The serving state shared by the watcher and the request handlers.
 actor ServerState {
     private(set) var version = 0
-    private(set) var signature = ""
 
-    func finished(build: SiteBuildReport?, signature: String) {
-        self.signature = signature
+    func finished(build: SiteBuildReport?) {
         if build?.succeeded == true { version += 1 }
     }
 }

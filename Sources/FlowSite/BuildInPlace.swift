@@ -30,7 +30,7 @@ extension SiteBuilder {
             timer.mark("render pages")
             let order = indexOrder(infos, config: setup.config)
             timer.mark("order")
-            let index = indexPages(infos, order: order, renderer: setup.renderer)
+            let index = indexPages(infos, order: order, groups: groups, renderer: setup.renderer, globalKey: setup.globalKey)
             timer.mark("index page")
             let search = searchShardFiles(infos, order: order, previous: previous, output: output)
             timer.mark("index+search")

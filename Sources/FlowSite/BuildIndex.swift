@@ -57,24 +57,45 @@ extension SiteBuilder {
     }
 
     /// The index (cards in order, tag counts) and the search page.
-    func indexPages(_ infos: [FlowInfo], order: [Int], renderer: PageRenderer) -> IndexPages {
+    func indexPages(_ infos: [FlowInfo], order: [Int], groups: [String: [TranslationLink]], renderer: PageRenderer, globalKey: String) -> IndexPages {
         var tagCounts: [String: Int] = [:]
-        for info in infos { for tag in Set(info.tags) { tagCounts[tag, default: 0] += 1 } }
+        for info in infos {
+            for (position, tag) in info.tags.enumerated() where !info.tags[..<position].contains(tag) { tagCounts[tag, default: 0] += 1 }
+        }
         let tags = tagCounts.keys.sorted().map { PageRenderer.TagCount(name: $0, count: tagCounts[$0]!) }
         var cardsHTML: [UInt8] = []
         cardsHTML.reserveCapacity(order.reduce(0) { $0 + infos[$1].card.utf8.count })
         // One card per translation group (its first member in index order: the original), with
-        // links to the group's other languages.
+        // links to the group's other languages. Most groups have one member: only the others
+        // are collected.
         var members: [String: [Int]] = [:]
-        for index in order { members[infos[index].groupKey, default: []].append(index) }
-        var shown = Set<String>()
-        for index in order where shown.insert(infos[index].groupKey).inserted {
-            let others = (members[infos[index].groupKey] ?? []).dropFirst().map {
-                TranslationLink(id: infos[$0].id, lang: infos[$0].lang, title: infos[$0].title)
+        for index in order where (groups[infos[index].groupKey]?.count ?? 1) > 1 { members[infos[index].groupKey, default: []].append(index) }
+        // (Made with the same theme and configuration: the global key covers both.)
+        let remembered = options.memory?.cards.value.flatMap { $0.globalKey == globalKey ? $0.cards : nil } ?? [:]
+        var used: [String: SiteBuildMemory.Card] = [:]
+        for index in order {
+            let key = infos[index].groupKey
+            guard let group = members[key] else {
+                cardsHTML.append(contentsOf: infos[index].card.utf8)
+                continue
             }
-            cardsHTML.append(contentsOf: renderer.cardWithLanguages(infos[index].card, others: others).utf8)
+            guard group.first == index else { continue }
+            let others = group.dropFirst().map { TranslationLink(id: infos[$0].id, lang: infos[$0].lang, title: infos[$0].title) }
+            // A card with languages is a template's output: the last build's is reused when its
+            // inputs are the same.
+            let html: String
+            if let known = remembered[key], known.card == infos[index].card, known.others == others {
+                html = known.html
+            } else {
+                html = renderer.cardWithLanguages(infos[index].card, others: others)
+            }
+            if options.memory != nil { used[key] = SiteBuildMemory.Card(card: infos[index].card, others: others, html: html) }
+            cardsHTML.append(contentsOf: html.utf8)
         }
-        let shards = Array(Set(infos.map(\.shard))).sorted()
+        options.memory?.cards.withLock { $0 = (globalKey, used) }
+        var hasEntries = [Bool](repeating: false, count: Self.searchShards)
+        for info in infos { hasEntries[info.shard] = true }
+        let shards = hasEntries.indices.filter { hasEntries[$0] }
         return IndexPages(
             index: renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count),
             search: renderer.searchPage(shards: shards),

@@ -19,6 +19,15 @@ public final class SiteBuildMemory: Sendable {
     let previous = Locked<[String: Remembered<PreviousBuild>]>([:])
     /// Search fragments by search-cache file (absolute).
     let fragments = Locked<[String: Remembered<[String: String]>]>([:])
+    /// The index's cards with languages by translation group, and what each was made from (a
+    /// value in memory, checked against its inputs rather than a file).
+    let cards = Locked<(globalKey: String, cards: [String: Card])?>(nil)
+
+    struct Card: Sendable {
+        var card: String
+        var others: [TranslationLink]
+        var html: String
+    }
 
     public init() {}
 

@@ -27,6 +27,9 @@ public struct SiteBuildOptions: Sendable {
     /// first updates the site in place, each file replaced atomically, instead of writing a new
     /// tree and swapping it in. Nil for a one-off build.
     public var memory: SiteBuildMemory?
+    /// The specs as the caller just listed and stat'ed them (`serve`, after each poll); used
+    /// when taken of the same inputs the build reads, else the build takes its own.
+    public var specs: SpecSnapshot?
 
     public init(
         inputs: [String] = [],
@@ -61,6 +64,9 @@ public struct SiteBuildReport: Sendable {
     public var reusedPages: [String]
     /// Spec files parsed by this build (unchanged files are not parsed on an incremental build).
     public var parsedFiles: [String]
+    /// The OpenAPI descriptions the flows name (paths as the build read them), sorted: `serve`
+    /// rebuilds when one changes.
+    public var descriptions: [String] = []
 }
 
 /// A problem with the build itself (configuration, theme, file system), as opposed to lint
@@ -124,6 +130,7 @@ public struct SiteBuilder: Sendable {
             diagnostics: diagnostics, succeeded: false, outputDirectory: target.output, indexPath: target.output + "/index.html",
             files: sources.map(\.path), renderedPages: [], reusedPages: [], parsedFiles: specs.sources.map(\.path)
         )
+        report.descriptions = Set(infos.map(\.openapi).filter { !$0.isEmpty }).sorted()
         if diagnostics.contains(where: { $0.severity == .error }) { return report }
         timer.mark("infos")
         let groups = assignPageKeys(&infos, globalKey: setup.globalKey, apiDescriptions: setup.renderer.apiDescriptions)
@@ -164,7 +171,7 @@ public struct SiteBuilder: Sendable {
             timer.mark("render pages")
             let order = indexOrder(infos, config: setup.config)
             timer.mark("order")
-            let index = indexPages(infos, order: order, renderer: setup.renderer)
+            let index = indexPages(infos, order: order, groups: groups, renderer: setup.renderer, globalKey: setup.globalKey)
             timer.mark("index page")
             let search = searchShardFiles(infos, order: order, previous: previous, output: target.output)
             timer.mark("index+search")

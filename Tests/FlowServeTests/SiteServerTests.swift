@@ -85,9 +85,23 @@ struct SiteServerWatchTests {
         try Data("title: T\nflows: [\(specs.path)]\n".utf8).write(to: URL(fileURLWithPath: config))
         try Data("one".utf8).write(to: specs.appendingPathComponent("a.md"))
         let server = SiteServer(options: SiteBuildOptions(outputDirectory: root.appendingPathComponent("out").path, configPath: config))
-        let before = server.signature()
-        #expect(before.contains(specs.appendingPathComponent("a.md").path), "\(before)")
+        let before = server.watch(descriptions: [])
+        #expect(before.specs.files.contains(specs.appendingPathComponent("a.md").path), "\(before.specs.files)")
         try Data("two, longer".utf8).write(to: specs.appendingPathComponent("a.md"))
-        #expect(server.signature() != before, "a change under the configured folder is seen")
+        #expect(server.watch(descriptions: []) != before, "a change under the configured folder is seen")
+    }
+
+    /// An OpenAPI description a flow names is watched: editing it rebuilds the pages it feeds.
+    @Test func watchesTheDescriptionsTheFlowsName() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-serve-watch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("flows"), withIntermediateDirectories: true)
+        let description = root.appendingPathComponent("api.yaml").path
+        try Data("openapi: 3.1.0\n".utf8).write(to: URL(fileURLWithPath: description))
+        let server = SiteServer(options: SiteBuildOptions(inputs: [root.appendingPathComponent("flows").path], outputDirectory: root.appendingPathComponent("out").path))
+        let before = server.watch(descriptions: [description])
+        #expect(before.descriptions.contains(description))
+        try Data("openapi: 3.1.0\ninfo: {title: changed, version: '2'}\n".utf8).write(to: URL(fileURLWithPath: description))
+        #expect(server.watch(descriptions: [description]) != before, "a change to a named description is seen")
     }
 }

@@ -76,6 +76,22 @@ struct InPlaceUpdateTests {
         try behaviour.expectEqualToACleanBuild(scratch)
     }
 
+    /// A card with languages is remembered with the theme it was made with: a new template for
+    /// it shows on the index at once, though no card's own inputs changed.
+    @Test func rememberedCardsFollowTheTheme() throws {
+        let scratch = try Scratch()
+        try behaviour.threeFlows(scratch)
+        let builder = builder(scratch, memory: SiteBuildMemory())
+        #expect(try builder.build().succeeded)
+        #expect(try scratch.read("index.html").contains("class=\"card-languages\""))
+        try scratch.write("site/theme/templates/card-languages.mustache", "<p class=\"other-languages\">{{#links}}{{lang}} {{/links}}</p>")
+        #expect(try builder.build().succeeded)
+        let index = try scratch.read("index.html")
+        #expect(index.contains("<p class=\"other-languages\">vi </p>"))
+        #expect(!index.contains("class=\"card-languages\""))
+        try behaviour.expectEqualToACleanBuild(scratch)
+    }
+
     /// The memory is trusted only while the files it came from are unchanged: a build by someone
     /// else in between (here a one-off `build` of another edit) is read from disk.
     @Test func anotherBuildInBetweenIsReadFromDisk() throws {
