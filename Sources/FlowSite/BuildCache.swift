@@ -76,20 +76,24 @@ struct BuildCache: Sendable {
         } else {
             try FileSystem.write(header.bytes, to: site + "/" + Self.relativePath)
         }
-        var current = [[Entry]](repeating: [], count: shards)
-        for entry in entries { current[shardOf(entry.path)].append(entry) }
-        var old = [[Entry]](repeating: [], count: shards)
-        for entry in previous?.entries ?? [] { old[shardOf(entry.path)].append(entry) }
+        // Shards as positions into the entries (grouping copies of the entries cost more than
+        // comparing them).
+        var current = [[Int]](repeating: [], count: shards)
+        for index in entries.indices { current[shardOf(entries[index].path)].append(index) }
+        let oldEntries = previous?.entries ?? []
+        var old = [[Int]](repeating: [], count: shards)
+        for index in oldEntries.indices { old[shardOf(oldEntries[index].path)].append(index) }
         for shard in 0..<shards {
             let path = "/" + Self.shardPath(shard)
-            let unchanged = previous != nil && current[shard] == old[shard]
+            let unchanged = previous != nil && current[shard].count == old[shard].count
+                && zip(current[shard], old[shard]).allSatisfy { entries[$0] == oldEntries[$1] }
             if inPlace {
                 if unchanged, FileSystem.exists(site + path) { continue }
-                try FileSystem.replace(Self.serializeShard(current[shard]), at: site + path)
+                try FileSystem.replace(Self.serializeShard(current[shard].map { entries[$0] }), at: site + path)
                 continue
             }
             if unchanged, (try? FileSystem.linkOrCopy(previousSite + path, to: site + path)) != nil { continue }
-            try FileSystem.write(Self.serializeShard(current[shard]), to: site + path)
+            try FileSystem.write(Self.serializeShard(current[shard].map { entries[$0] }), to: site + path)
         }
     }
 

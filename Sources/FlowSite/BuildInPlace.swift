@@ -109,8 +109,8 @@ extension SiteBuilder {
     }
 
     /// After a build: what the next one starts from, stamped as the files now are.
-    func remember(_ written: WrittenState, previous: PreviousBuild, output: String, in memory: SiteBuildMemory) {
-        let next = PreviousBuild(written: written.cache, after: previous)
+    func remember(_ written: WrittenState, previous: PreviousBuild, keyContext: PageKeyContext, output: String, in memory: SiteBuildMemory) {
+        let next = PreviousBuild(written: written.cache, after: previous, keyContext: keyContext)
         memory.previous.withLock { $0 = [output: .init(stamp: PreviousBuild.stamp(of: output), value: next)] }
         memory.fragments.withLock { fragments in
             fragments = fragments.filter { $0.key.hasPrefix(output + "/") }

@@ -23,36 +23,45 @@ extension SiteBuilder {
     /// computed once per flow, not per comparison.
     func indexOrder(_ infos: [FlowInfo], config: SiteConfig) -> [Int] {
         let navigationRank = Dictionary(config.navigation.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let titleByID = Dictionary(infos.map { ($0.id, $0.titleKey) }, uniquingKeysWith: { first, _ in first })
+        var titleByID: [String: String] = [:]
+        titleByID.reserveCapacity(infos.count)
+        for index in infos.indices where titleByID[infos[index].id] == nil { titleByID[infos[index].id] = infos[index].titleKey }
         let languageRanks = Dictionary(config.languages.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        struct OrderKey {
-            var navigation: Int
-            var groupTitle: String
-            var group: String
-            var isOriginal: Bool
-            var language: Int
-            var id: String
-        }
-        let keys = infos.map { info in
-            OrderKey(
+        let keys = infos.indices.map { index in
+            let info = infos[index]
+            return OrderKey(
                 navigation: navigationRank[info.id] ?? navigationRank[info.groupKey] ?? Int.max,
                 groupTitle: titleByID[info.groupKey] ?? info.titleKey,
                 group: info.groupKey, isOriginal: info.groupKey == info.id,
                 language: languageRanks[info.lang] ?? config.languages.count, id: info.id
             )
         }
-        return infos.indices.sorted { a, b in
-            let x = keys[a], y = keys[b]
-            if x.navigation != y.navigation { return x.navigation < y.navigation }
+        // Keys compared where they are: copying two per comparison (three strings each, retained
+        // and released) was most of the sort.
+        return keys.withUnsafeBufferPointer { keys in
+            infos.indices.sorted { keys[$0].precedes(keys[$1]) }
+        }
+    }
+
+    struct OrderKey {
+        var navigation: Int
+        var groupTitle: String
+        var group: String
+        var isOriginal: Bool
+        var language: Int
+        var id: String
+
+        func precedes(_ other: OrderKey) -> Bool {
+            if navigation != other.navigation { return navigation < other.navigation }
             // Byte order (not Unicode canonical order, which is slow for non-ASCII titles):
             // deterministic, and the same as canonical order for ASCII.
-            let title = x.groupTitle.utf8Compare(y.groupTitle)
+            let title = groupTitle.utf8Compare(other.groupTitle)
             if title != 0 { return title < 0 }
-            let group = x.group.utf8Compare(y.group)
+            let group = group.utf8Compare(other.group)
             if group != 0 { return group < 0 }
-            if x.isOriginal != y.isOriginal { return x.isOriginal }
-            if x.language != y.language { return x.language < y.language }
-            return x.id.utf8Precedes(y.id)
+            if isOriginal != other.isOriginal { return isOriginal }
+            if language != other.language { return language < other.language }
+            return id.utf8Precedes(other.id)
         }
     }
 
@@ -109,13 +118,15 @@ extension SiteBuilder {
     func searchShardFiles(_ infos: [FlowInfo], order: [Int], previous: PreviousBuild, output: String) -> SearchShardFiles {
         var shardMembers = [[Int]](repeating: [], count: Self.searchShards)
         for index in order { shardMembers[infos[index].shard].append(index) }
-        var oldShardMembers = [[String]](repeating: [], count: Self.searchShards)
-        for entry in previous.cache?.entries ?? [] { oldShardMembers[previous.shard(of: entry.path)].append(entry.path) }
+        var oldShardMembers = [Int](repeating: 0, count: Self.searchShards)
+        for entry in previous.cache?.entries ?? [] { oldShardMembers[previous.shard(of: entry.path)] += 1 }
         var files = SearchShardFiles(written: [:], reused: [])
         for shard in 0..<Self.searchShards {
             let members = shardMembers[shard]
-            let unchanged = previous.cache != nil && members.allSatisfy { infos[$0].flow == nil }
-                && Set(members.map { infos[$0].path }) == Set(oldShardMembers[shard])
+            // The same members as before (paths are unique: as many, each one there before),
+            // none of them parsed by this build.
+            let unchanged = previous.cache != nil && members.count == oldShardMembers[shard]
+                && members.allSatisfy { infos[$0].flow == nil && previous.entries[infos[$0].path] != nil }
                 && FileSystem.exists(output + "/" + Self.searchShardPath(shard))
             if unchanged { files.reused.append(shard); continue }
             var fragments: [String: String] = [:]

@@ -63,25 +63,61 @@ extension SiteBuilder {
     /// Translation groups, and each page's key: the global key, the spec, its group's ids,
     /// languages and titles (the switcher), its OpenAPI description's content, its results and
     /// the injected head markup.
-    func assignPageKeys(_ infos: inout [FlowInfo], globalKey: String, apiDescriptions: APIDescriptionCache) -> [String: [TranslationLink]] {
+    ///
+    /// A flow this build did not parse has the same spec and the same group as in the previous
+    /// build (a changed spec is parsed with its whole group). When that build was this process's
+    /// own (remembered by serve) and made its keys with the same global key, head markup and
+    /// description contents, such a flow's key is the one it had: it is not computed again.
+    func assignPageKeys(
+        _ infos: inout [FlowInfo], _ previous: PreviousBuild, globalKey: String, apiDescriptions: APIDescriptionCache
+    ) -> (groups: [String: [TranslationLink]], context: PageKeyContext) {
         var groups: [String: [TranslationLink]] = [:]
-        for info in infos { groups[info.groupKey, default: []].append(TranslationLink(id: info.id, lang: info.lang, title: info.title)) }
+        var descriptions = Set<String>()
+        for index in infos.indices {
+            groups[infos[index].groupKey, default: []].append(TranslationLink(id: infos[index].id, lang: infos[index].lang, title: infos[index].title))
+            if !infos[index].openapi.isEmpty { descriptions.insert(infos[index].openapi) }
+        }
+        let context = PageKeyContext(
+            globalKey: globalKey, headExtra: options.headExtra,
+            descriptions: Dictionary(uniqueKeysWithValues: descriptions.map { ($0, apiDescriptions.contentHash(of: $0)) })
+        )
+        let known = previous.keyContext.map { old in
+            old.globalKey == globalKey && old.headExtra == options.headExtra ? old.descriptions : nil
+        } ?? nil
+        var toCompute: [Int] = []
+        for index in infos.indices {
+            let openapi = infos[index].openapi
+            if let known, infos[index].flow == nil, let old = previous.entries[infos[index].path],
+               openapi.isEmpty || (known[openapi] != nil && known[openapi] == context.descriptions[openapi]) {
+                infos[index].pageKey = old.pageKey
+            } else {
+                toCompute.append(index)
+            }
+        }
         // A group's part of its members' keys, once per group (ids are unique, so the order is total).
-        let memberParts = groups.mapValues { members in
-            [String(members.count)] + members.sorted { $0.id.utf8Precedes($1.id) }.map { $0.id + "\u{1F}" + $0.lang + "\u{1F}" + $0.title }
+        var memberParts: [String: [String]] = [:]
+        for index in toCompute where memberParts[infos[index].groupKey] == nil {
+            let members = groups[infos[index].groupKey] ?? []
+            var part = [String(members.count)]
+            for member in members.sorted(by: { $0.id.utf8Precedes($1.id) }) { part.append(member.id + "\u{1F}" + member.lang + "\u{1F}" + member.title) }
+            memberParts[infos[index].groupKey] = part
         }
         // One SHA-256 per page over length-prefixed parts, on all cores.
-        let keys = OrderedSlots<String>(count: infos.count)
+        let keys = OrderedSlots<String>(count: toCompute.count)
         let snapshot = infos
-        DispatchQueue.concurrentPerform(iterations: snapshot.count) { index in
-            let info = snapshot[index]
-            let parts = [globalKey, info.contentHash] + (memberParts[info.groupKey] ?? ["0"]) + [
-                apiDescriptions.contentHash(of: info.openapi), options.results?.fingerprint(for: info.id) ?? "-", options.headExtra,
-            ]
-            keys.set(index, ContentHash.ofParts(parts).description)
+        let parts = memberParts
+        let computed = toCompute
+        DispatchQueue.concurrentPerform(iterations: computed.count) { position in
+            let info = snapshot[computed[position]]
+            var key = [globalKey, info.contentHash]
+            key += parts[info.groupKey] ?? ["0"]
+            key.append(info.openapi.isEmpty ? "-" : context.descriptions[info.openapi] ?? "-")
+            key.append(options.results?.fingerprint(for: info.id) ?? "-")
+            key.append(options.headExtra)
+            keys.set(position, ContentHash.ofParts(key).description)
         }
-        for (index, key) in keys.values.enumerated() { infos[index].pageKey = key }
-        return groups
+        for (position, key) in keys.values.enumerated() { infos[computed[position]].pageKey = key }
+        return (groups, context)
     }
 
     /// Reuse a page whose key (and, for a parsed flow, content) is unchanged and whose file is
@@ -180,4 +216,13 @@ final class BackgroundLinks: Sendable {
         group.wait()
         if let error = firstError.withLock({ $0 }) { throw SiteBuildError(error) }
     }
+}
+
+/// What every page key of a build was made with besides the page's own spec and group: kept
+/// with a remembered build, so the next one can tell which keys cannot have changed.
+struct PageKeyContext: Sendable {
+    var globalKey: String
+    var headExtra: String
+    /// Content hash of each OpenAPI description the flows name.
+    var descriptions: [String: String]
 }

@@ -116,6 +116,8 @@ struct PreviousBuild: Sendable {
     /// Its entries' search and cache shards by spec path, each hashed once (a rebuild of 2 000
     /// flows asked for 8 000 shards).
     var shards: [String: Int] = [:]
+    /// What its page keys were made with, when it is this process's own build (remembered).
+    var keyContext: PageKeyContext?
 
     /// The shard of a spec path: the previous build's when it had the path, else hashed.
     func shard(of path: String) -> Int { shards[path] ?? SiteBuilder.shard(of: path) }
@@ -142,8 +144,8 @@ struct PreviousBuild: Sendable {
 
 extension PreviousBuild {
     /// What a build wrote, as the next build's previous build.
-    init(written cache: BuildCache, after previous: PreviousBuild) {
+    init(written cache: BuildCache, after previous: PreviousBuild, keyContext: PageKeyContext) {
         let entries = Dictionary(cache.entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        self.init(cache: cache, entries: entries, shards: entries.mapValues { previous.shard(of: $0.path) })
+        self.init(cache: cache, entries: entries, shards: entries.mapValues { previous.shard(of: $0.path) }, keyContext: keyContext)
     }
 }

@@ -133,7 +133,7 @@ public struct SiteBuilder: Sendable {
         report.descriptions = Set(infos.map(\.openapi).filter { !$0.isEmpty }).sorted()
         if diagnostics.contains(where: { $0.severity == .error }) { return report }
         timer.mark("infos")
-        let groups = assignPageKeys(&infos, globalKey: setup.globalKey, apiDescriptions: setup.renderer.apiDescriptions)
+        let (groups, keyContext) = assignPageKeys(&infos, previous, globalKey: setup.globalKey, apiDescriptions: setup.renderer.apiDescriptions)
         timer.mark("keys")
         let pages = planPages(&infos, sources, previous, output: target.output, report: &report)
         timer.mark("reuse")
@@ -143,7 +143,7 @@ public struct SiteBuilder: Sendable {
         } else {
             written = try writeSite(setup, target, previous, sources, &infos, pages, groups, timer: timer)
         }
-        options.memory.map { remember(written, previous: previous, output: target.output, in: $0) }
+        options.memory.map { remember(written, previous: previous, keyContext: keyContext, output: target.output, in: $0) }
         timer.mark("remember")
         report.succeeded = true
         report.renderedPages = pages.render.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
@@ -205,11 +205,17 @@ public struct SiteBuilder: Sendable {
 
     /// Page file name for a flow id (ids are `[a-z0-9][a-z0-9._-]*`; anything else is replaced).
     static func fileName(_ id: String) -> String {
-        // Fast path: an id that is already a safe name (the usual case).
-        if let first = id.utf8.first, first != UInt8(ascii: "."), id.utf8.allSatisfy({ byte in
-            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-        }) {
+        // Fast path: an id that is already a safe name (the usual case), checked on its bytes.
+        func isSafe(_ bytes: some Collection<UInt8>) -> Bool {
+            guard let first = bytes.first, first != UInt8(ascii: ".") else { return false }
+            for byte in bytes {
+                let safe = (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+                if !safe { return false }
+            }
+            return true
+        }
+        if id.utf8.withContiguousStorageIfAvailable(isSafe) ?? isSafe(id.utf8) {
             return id + ".html"
         }
         let safe = String(id.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") ? $0 : "-" })

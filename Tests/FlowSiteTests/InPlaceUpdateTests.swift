@@ -92,6 +92,24 @@ struct InPlaceUpdateTests {
         try behaviour.expectEqualToACleanBuild(scratch)
     }
 
+    /// A remembered page key is reused only while the OpenAPI description it was made with has
+    /// the same content: editing the description re-renders the pages that name it, only those.
+    @Test func anEditedDescriptionRerendersItsPagesOnly() throws {
+        let scratch = try Scratch()
+        try behaviour.threeFlows(scratch)
+        try scratch.write("flows/described.md", OperationLinkTests.spec)
+        try scratch.write("openapi/api.yaml", OperationLinkTests.description)
+        let builder = builder(scratch, memory: SiteBuildMemory())
+        #expect(try builder.build().succeeded)
+        try scratch.write("flows/a.md", sampleSpec(id: "flow-a", title: "Flow A2"))
+        #expect(try builder.build().renderedPages == ["flows/flow-a.html"])
+        try scratch.write("openapi/api.yaml", OperationLinkTests.description.replacingOccurrences(of: "summary: \"Sign in", with: "summary: \"Log in"))
+        #expect(try builder.build().renderedPages == ["flows/described.html"])
+        #expect(try scratch.read("flows/described.html").contains("Log in &lt;img"))
+        #expect(try builder.build().renderedPages.isEmpty)
+        try behaviour.expectEqualToACleanBuild(scratch)
+    }
+
     /// The memory is trusted only while the files it came from are unchanged: a build by someone
     /// else in between (here a one-off `build` of another edit) is read from disk.
     @Test func anotherBuildInBetweenIsReadFromDisk() throws {
