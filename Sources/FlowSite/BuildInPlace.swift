@@ -30,23 +30,27 @@ extension SiteBuilder {
             timer.mark("render pages")
             let order = indexOrder(infos, config: setup.config)
             timer.mark("order")
-            let index = indexPages(infos, order: order, groups: groups, renderer: setup.renderer, globalKey: setup.globalKey)
-            timer.mark("index page")
-            let search = searchShardFiles(infos, order: order, previous: previous, output: output)
-            timer.mark("index+search")
             try FileSystem.makeDirectory(output + "/assets")
             try FileSystem.makeDirectory(output + "/assets/search")
             try FileSystem.makeDirectory(output + "/.flowspec")
-            for (relative, bytes) in siteFiles(setup, index, infos: infos, order: order) {
-                try FileSystem.replace(bytes, at: output + "/" + relative)
+            // The index and the rest of the tree on another core, the search shards on this one.
+            let flows = infos
+            let index = Background {
+                let pages = indexPages(flows, order: order, groups: groups, renderer: setup.renderer, globalKey: setup.globalKey)
+                for (relative, bytes) in siteFiles(setup, pages, infos: flows, order: order) {
+                    try FileSystem.replace(bytes, at: output + "/" + relative)
+                }
+                try updateAssets(setup, output: output)
             }
+            let search = searchShardFiles(infos, order: order, previous: previous, output: output)
             for (shard, files) in search.written.sorted(by: { $0.key < $1.key }) {
-                try FileSystem.replace(Array(files.js.utf8), at: output + "/" + Self.searchShardPath(shard))
+                try FileSystem.replace(files.js, at: output + "/" + Self.searchShardPath(shard))
                 try FileSystem.replace(files.cache, at: output + "/" + Self.searchCachePath(shard))
             }
-            try updateAssets(setup, output: output)
+            try index.value()
             removeStale(infos, pages: pages, setup: setup, output: output)
-            timer.mark("write index")
+            timer.mark("index+search")
+            // Last: the cache describes everything above.
             let cache = try writeCache(setup, infos, sources, previous, output: output, into: output)
             timer.mark("write cache")
             return WrittenState(cache: cache, search: search)
@@ -108,15 +112,25 @@ extension SiteBuilder {
         }
     }
 
-    /// After a build: what the next one starts from, stamped as the files now are.
+    /// After a build: what the next one starts from, stamped as the files are when the build
+    /// ends (the stamps are taken at once; the values are put together on another thread, which
+    /// the next build waits for).
     func remember(_ written: WrittenState, previous: PreviousBuild, keyContext: PageKeyContext, output: String, in memory: SiteBuildMemory) {
-        let next = PreviousBuild(written: written.cache, after: previous, keyContext: keyContext)
-        memory.previous.withLock { $0 = [output: .init(stamp: PreviousBuild.stamp(of: output), value: next)] }
-        memory.fragments.withLock { fragments in
-            fragments = fragments.filter { $0.key.hasPrefix(output + "/") }
-            for (shard, files) in written.search.written {
-                let path = output + "/" + Self.searchCachePath(shard)
-                if let stamp = FileSystem.stamp(path) { fragments[path] = .init(stamp: stamp, value: files.fragments) }
+        let cacheStamp = PreviousBuild.stamp(of: output)
+        var fragmentStamps: [(path: String, stamp: String, fragments: [String: String])] = []
+        for (shard, files) in written.search.written {
+            let path = output + "/" + Self.searchCachePath(shard)
+            if let stamp = FileSystem.stamp(path) { fragmentStamps.append((path, stamp, files.fragments)) }
+        }
+        let stamped = fragmentStamps
+        memory.pending.withLock { pending in
+            pending = Background {
+                let next = PreviousBuild(written: written.cache, after: previous, keyContext: keyContext)
+                memory.previous.withLock { $0 = [output: .init(stamp: cacheStamp, value: next)] }
+                memory.fragments.withLock { fragments in
+                    fragments = fragments.filter { $0.key.hasPrefix(output + "/") }
+                    for item in stamped { fragments[item.path] = .init(stamp: item.stamp, value: item.fragments) }
+                }
             }
         }
     }

@@ -29,7 +29,16 @@ public final class SiteBuildMemory: Sendable {
         var html: String
     }
 
+    /// The last build's remembering, done on another thread after it returned; the next build
+    /// waits for it first.
+    let pending = Locked<Background<Void>?>(nil)
+
     public init() {}
+
+    /// Waits until the last build has been remembered.
+    func settle() {
+        _ = try? pending.value?.value()
+    }
 
     /// The value remembered under `stamp`, if the stamp is the same.
     static func recall<Value>(_ slot: Locked<Remembered<Value>?>, stamp: String) -> Value? {

@@ -188,33 +188,25 @@ extension SiteBuilder {
     }
 }
 
-/// Reused pages hard-linked into the new tree on a background thread while the changed ones, the
-/// index and the search shards are made (links are bound by the file system, the rest by the CPU).
-final class BackgroundLinks: Sendable {
+/// Work started on another thread (a global dispatch queue) and waited for: the build's two
+/// cores each take a part (hard links of reused pages beside rendering, the index beside the
+/// search shards).
+final class Background<Value: Sendable>: Sendable {
     private let group = DispatchGroup()
-    private let firstError = Locked<String?>(nil)
+    private let outcome = Locked<Result<Value, any Error>?>(nil)
 
-    static func start(_ names: [String], from output: String, to temporary: String) -> BackgroundLinks {
-        let links = BackgroundLinks()
-        DispatchQueue.global().async(group: links.group) {
-            for name in names {
-                do {
-                    try FileSystem.linkOrCopy(output + name, to: temporary + name)
-                } catch {
-                    links.firstError.withLock { $0 = $0 ?? "\(error)" }
-                    return
-                }
-            }
+    init(_ work: @escaping @Sendable () throws -> Value) {
+        let outcome = outcome
+        DispatchQueue.global().async(group: group) {
+            let result = Result { try work() }
+            outcome.withLock { $0 = result }
         }
-        return links
     }
 
-    func wait() { group.wait() }
-
-    /// Waits for the links; throws the first failure.
-    func finish() throws {
+    /// Waits for the work; returns its value or throws its error.
+    func value() throws -> Value {
         group.wait()
-        if let error = firstError.withLock({ $0 }) { throw SiteBuildError(error) }
+        return try outcome.value!.get()
     }
 }
 

@@ -111,6 +111,7 @@ public struct SiteBuilder: Sendable {
     public func build() throws -> SiteBuildReport {
         let timer = PhaseTimer(enabled: ProcessInfo.processInfo.environment["FLOWSPEC_SITE_TIMING"] != nil)
         defer { timer.mark("done") }
+        options.memory?.settle()
         let setup = try BuildSetup.load(options)
         timer.mark("config+theme")
         let target = try OutputTarget.locate(options.outputDirectory)
@@ -144,7 +145,6 @@ public struct SiteBuilder: Sendable {
             written = try writeSite(setup, target, previous, sources, &infos, pages, groups, timer: timer)
         }
         options.memory.map { remember(written, previous: previous, keyContext: keyContext, output: target.output, in: $0) }
-        timer.mark("remember")
         report.succeeded = true
         report.renderedPages = pages.render.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
         report.reusedPages = pages.reuse.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
@@ -165,7 +165,16 @@ public struct SiteBuilder: Sendable {
         _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], timer: PhaseTimer
     ) throws -> WrittenState {
         let temporary = try target.makeTemporaryTree()
-        let links = BackgroundLinks.start(pages.reuse.map { "/flows/" + Self.fileName(infos[$0].id) }, from: target.output, to: temporary)
+        // Reused pages are hard-linked into the new tree on another core meanwhile (links are
+        // bound by the file system, the rest by the CPU).
+        let names = pages.reuse.map { "/flows/" + Self.fileName(infos[$0].id) }
+        let links = Background { [output = target.output] in
+            do {
+                for name in names { try FileSystem.linkOrCopy(output + name, to: temporary + name) }
+            } catch {
+                throw SiteBuildError("\(error)")
+            }
+        }
         do {
             try renderPages(&infos, pages, groups: groups, renderer: setup.renderer, into: temporary)
             timer.mark("render pages")
@@ -175,7 +184,7 @@ public struct SiteBuilder: Sendable {
             timer.mark("index page")
             let search = searchShardFiles(infos, order: order, previous: previous, output: target.output)
             timer.mark("index+search")
-            try links.finish()
+            try links.value()
             timer.mark("links (wait)")
             try writeTree(setup, index, search, infos: infos, order: order, output: target.output, into: temporary)
             timer.mark("write index")
@@ -185,7 +194,7 @@ public struct SiteBuilder: Sendable {
             timer.mark("swap")
             return WrittenState(cache: cache, search: search)
         } catch {
-            links.wait()
+            _ = try? links.value()
             FileSystem.removeTree(temporary)
             if let error = error as? SiteBuildError { throw error }
             throw SiteBuildError("writing the site failed: \(error)")

@@ -21,6 +21,7 @@ struct InPlaceUpdateTests {
         let memory = SiteBuildMemory()
         let builder = builder(scratch, memory: memory)
         #expect(try builder.build().renderedPages.count == 4)
+        memory.settle()
         #expect(memory.previous.value[scratch.out] != nil, "the build was not remembered")
 
         // One title: only its page is written; the other pages keep their files (no new tree).
