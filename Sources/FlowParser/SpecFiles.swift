@@ -32,7 +32,9 @@ public enum SpecFiles {
                                               message: "no *.md specs in this directory"))
             }
             // Byte order: the same as `<` for NFC names, without its Unicode work.
-            files += found.sorted { $0.utf8Precedes($1) }
+            var keys = ByteKeys(capacity: found.count)
+            for path in found { keys.appendKey(bytesOf: path) }
+            files += keys.sortedPositions().map { found[$0] }
         }
         // A file named twice (`flows flows/a.md`) is read once. One folder cannot name a file
         // twice (links to folders are not followed).

@@ -19,50 +19,29 @@ extension SiteBuilder {
         var reused: [Int]
     }
 
-    /// Index order: navigation first, then by translation group and language. Sort keys are
-    /// computed once per flow, not per comparison.
+    /// Index order: navigation first, then by translation group (its original's title, then its
+    /// id), original before translations, then language and id. Titles and ids compare in byte
+    /// order (not Unicode canonical order, which is slow for non-ASCII titles): deterministic,
+    /// and the same as canonical order for ASCII. Each flow's key is made once, as bytes.
     func indexOrder(_ infos: [FlowInfo], config: SiteConfig) -> [Int] {
         let navigationRank = Dictionary(config.navigation.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var titleByID: [String: String] = [:]
         titleByID.reserveCapacity(infos.count)
         for index in infos.indices where titleByID[infos[index].id] == nil { titleByID[infos[index].id] = infos[index].titleKey }
         let languageRanks = Dictionary(config.languages.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let keys = infos.indices.map { index in
-            let info = infos[index]
-            return OrderKey(
-                navigation: navigationRank[info.id] ?? navigationRank[info.groupKey] ?? Int.max,
-                groupTitle: titleByID[info.groupKey] ?? info.titleKey,
-                group: info.groupKey, isOriginal: info.groupKey == info.id,
-                language: languageRanks[info.lang] ?? config.languages.count, id: info.id
-            )
+        var keys = ByteKeys(capacity: infos.count)
+        for index in infos.indices {
+            let record = infos[index].record
+            let group = record.groupKey
+            keys.begin()
+            keys.append(navigationRank[record.id] ?? navigationRank[group] ?? Int.max)
+            keys.append(titleByID[group] ?? record.titleKey)
+            keys.append(group)
+            keys.append(group == record.id ? 0 : 1)
+            keys.append(languageRanks[record.lang] ?? config.languages.count)
+            keys.append(record.id)
         }
-        // Keys compared where they are: copying two per comparison (three strings each, retained
-        // and released) was most of the sort.
-        return keys.withUnsafeBufferPointer { keys in
-            infos.indices.sorted { keys[$0].precedes(keys[$1]) }
-        }
-    }
-
-    struct OrderKey {
-        var navigation: Int
-        var groupTitle: String
-        var group: String
-        var isOriginal: Bool
-        var language: Int
-        var id: String
-
-        func precedes(_ other: OrderKey) -> Bool {
-            if navigation != other.navigation { return navigation < other.navigation }
-            // Byte order (not Unicode canonical order, which is slow for non-ASCII titles):
-            // deterministic, and the same as canonical order for ASCII.
-            let title = groupTitle.utf8Compare(other.groupTitle)
-            if title != 0 { return title < 0 }
-            let group = group.utf8Compare(other.group)
-            if group != 0 { return group < 0 }
-            if isOriginal != other.isOriginal { return isOriginal }
-            if language != other.language { return language < other.language }
-            return id.utf8Precedes(other.id)
-        }
+        return keys.sortedPositions()
     }
 
     /// The index (cards in order, tag counts) and the search page.
