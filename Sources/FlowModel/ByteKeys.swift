@@ -26,6 +26,12 @@ public struct ByteKeys: Sendable {
     /// A text part: its UTF-8 bytes, escaped so that a shorter text orders before its
     /// extensions whatever follows it (0 ends the part; 0 and 1 inside become 1 1 and 1 2).
     public mutating func append(_ text: String) {
+        if !text.utf8.contains(where: { $0 <= 1 }) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(0)
+            ends[ends.count - 1] = bytes.count
+            return
+        }
         for byte in text.utf8 {
             if byte > 1 {
                 bytes.append(byte)

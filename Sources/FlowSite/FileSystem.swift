@@ -56,15 +56,22 @@ enum FileSystem {
     }
 
     /// Replaces a file atomically: the bytes go to a hidden file beside it, renamed over it, so a
-    /// reader (the preview server) sees the old file or the new one, never a part.
+    /// reader (the preview server) sees the old file or the new one, never a part. The old file
+    /// keeps a second name until a background thread unlinks it: renaming over a large file
+    /// otherwise frees its blocks inside the rename (2 ms for a 1.8 MB search shard; strace).
     static func replace(_ bytes: [UInt8], at path: String) throws {
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) } ?? path.startIndex
-        let temporary = String(path[..<slash]) + "." + String(path[slash...]) + ".tmp-\(getpid())"
+        let hidden = String(path[..<slash]) + "." + String(path[slash...])
+        let temporary = hidden + ".tmp-\(getpid())"
+        let old = hidden + ".old-\(getpid())"
         do {
             try write(bytes, to: temporary)
+            let kept = bytes.count >= 65_536 && link(path, old) == 0
             try rename(temporary, path)
+            if kept { DispatchQueue.global(qos: .utility).async { _ = unlink(old) } }
         } catch {
             unlink(temporary)
+            unlink(old)
             throw error
         }
     }
