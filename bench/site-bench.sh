@@ -203,9 +203,10 @@ if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; t
   done
   sed -i "0,/^title: /s/^title: \(.*\)$/title: \1 (edit)/" "$WORK/i30/flows/flow-00000.md"
   rebuild=$(instructions rebuild "$vg_bin" build "$WORK/i30/flows" --out "$WORK/i30/site" --config "$WORK/i30/site.yml")
-  python3 - "${ins[build10]}" "${ins[build30]}" "${ins[cmark10]}" "${ins[cmark30]}" "$rebuild" <<'PY'
+  served=$(serve_instructions serve "$WORK/i30")
+  python3 - "${ins[build10]}" "${ins[build30]}" "${ins[cmark10]}" "${ins[cmark30]}" "$rebuild" "$served" <<'PY'
 import sys
-b10, b30, c10, c30, rebuild = map(int, sys.argv[1:])
+b10, b30, c10, c30, rebuild, served = map(int, sys.argv[1:])
 if b10 <= 0 or b30 <= 0:
     print("instructions: callgrind could not run flowspec here")
     sys.exit(0)
@@ -213,6 +214,10 @@ flow, cmark = (b30 - b10) / 20, (c30 - c10) / 20
 print("instructions (callgrind), per flow built (30 flows less 10, over 20): flowspec %.1f M, cmark-gfm batch %.2f M (%.0fx);"
       % (flow / 1e6, cmark / 1e6, flow / cmark if cmark > 0 else 0))
 print("  a build of 30: %.0f M; one changed flow of 30 rebuilt: %.0f M (%.1f flows' worth)" % (b30 / 1e6, rebuild / 1e6, rebuild / flow if flow > 0 else 0))
+if served > 0:
+    print("  the same edit rebuilt by serve (warm, in place): %.0f M (%.1f flows' worth)" % (served / 1e6, served / flow if flow > 0 else 0))
+else:
+    print("  the same edit rebuilt by serve: callgrind could not run it")
 PY
 else
   echo "instructions: valgrind is not installed (scripts/setup.sh --bench)"

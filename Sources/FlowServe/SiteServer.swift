@@ -41,6 +41,8 @@ public struct SiteServer: Sendable {
         var seen = watch(descriptions: [])
         let first = rebuild(options, specs: seen.specs, log: log)
         seen.descriptions = Self.stamps(first?.descriptions ?? [])
+        // A first build with nothing changed decodes no description; the first edit would.
+        SiteBuilder.prefetchDescriptions(first?.descriptions ?? [])
         let firstSeen = seen
         await state.finished(build: first)
 

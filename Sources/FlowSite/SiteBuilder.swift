@@ -231,3 +231,11 @@ public struct SiteBuilder: Sendable {
         return (safe.isEmpty || safe.hasPrefix(".") ? "flow-" + safe : safe) + ".html"
     }
 }
+
+extension SiteBuilder {
+    /// Starts decoding OpenAPI descriptions on other threads: `serve` names the ones its first
+    /// build's flows use, so the first edit of a flow finds its description decoded.
+    public static func prefetchDescriptions(_ files: [String]) {
+        APIDescriptionLoader.prefetch(files)
+    }
+}

@@ -6,6 +6,7 @@
 #   instructions LABEL CMD...      prints CMD's instructions, less RSA and EC key generation
 #                                  (a random search for primes: a different count every run);
 #                                  0 when valgrind could not run it (its log: DIR/cg.LABEL.log)
+#   serve_instructions LABEL DIR   one warm rebuild by `flowspec serve` after an edit (below)
 #
 # valgrind runs the Swift binary with two arrangements: a copy without its DWARF (valgrind's
 # debuginfo reader gives up on the toolchain's DWARF 5: "unhandled dwarf2 abbrev form code
@@ -32,7 +33,12 @@ instructions() {
   SWIFT_BACKTRACE=enable=no SWIFT_DETERMINISTIC_HASHING=1 LD_PRELOAD="$vg_shim" \
     valgrind --tool=callgrind --callgrind-out-file="$vg_dir/cg.$label" "$@" >/dev/null 2>"$vg_dir/cg.$label.log" || true
   [ -s "$vg_dir/cg.$label" ] || { echo 0; return; }
-  callgrind_annotate --inclusive=yes --threshold=100 "$vg_dir/cg.$label" 2>/dev/null | python3 -c '
+  cg_total "$vg_dir/cg.$label"
+}
+
+# cg_total FILE: a callgrind file's instructions, less RSA and EC key generation.
+cg_total() {
+  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | python3 -c '
 import re, sys
 total = keygen = 0
 for line in sys.stdin:
@@ -42,4 +48,39 @@ for line in sys.stdin:
     if "PROGRAM TOTALS" in name: total = n
     elif re.search(r"RSAKeyC8generate|ECKeyC8generate", name): keygen += n
 print(total - keygen)'
+}
+
+#   serve_instructions LABEL DIR   one rebuild by `flowspec serve` after an edit of DIR/flows/
+#                                  flow-00000.md, its second: callgrind's counters are zeroed
+#                                  after the first edit's rebuild and dumped once the second is
+#                                  logged (the server's polls in between count too); 0 when it
+#                                  could not run
+serve_instructions() {
+  local label=$1 dir=$2 port pid out=$vg_dir/cg.$label.out
+  port=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+  SWIFT_BACKTRACE=enable=no SWIFT_DETERMINISTIC_HASHING=1 LD_PRELOAD="$vg_shim" \
+    valgrind --tool=callgrind --callgrind-out-file="$vg_dir/cg.$label" "$vg_bin" serve "$dir/flows" \
+    --out "$dir/site" --config "$dir/site.yml" --port "$port" >"$out" 2>"$vg_dir/cg.$label.log" &
+  pid=$!
+  rebuilt() { # rebuilt COUNT: until serve has logged COUNT rebuilds (10 minutes at most)
+    for _ in $(seq 3000); do
+      [ "$(grep -c "^Rebuilt in" "$out" || true)" -ge "$1" ] && return 0
+      kill -0 "$pid" 2>/dev/null || return 1
+      sleep 0.2
+    done
+    return 1
+  }
+  local total=0
+  # A first edit, not counted (it may still meet descriptions being decoded), then the one counted.
+  if rebuilt 1 && sleep 1 && sed -i "0,/^title: /s/^title: \(.*\)$/title: \1 (serve edit)/" "$dir/flows/flow-00000.md" \
+    && rebuilt 2 && sleep 2 && callgrind_control -z "$pid" >/dev/null 2>&1; then
+    sed -i "0,/^title: /s/^title: \(.*\)$/title: \1 (serve edit 2)/" "$dir/flows/flow-00000.md"
+    if rebuilt 3 && callgrind_control -d "$pid" >/dev/null 2>&1; then
+      for _ in $(seq 50); do [ -s "$vg_dir/cg.$label.1" ] && break; sleep 0.2; done
+      sleep 1
+      [ -s "$vg_dir/cg.$label.1" ] && total=$(cg_total "$vg_dir/cg.$label.1")
+    fi
+  fi
+  kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+  echo "$total"
 }
