@@ -65,26 +65,17 @@ extension SiteBuilder {
     /// key) where one is missing, and the project's assets wherever they differ.
     private func updateAssets(_ setup: BuildSetup, output: String) throws {
         for asset in setup.theme.assets where !FileSystem.exists(output + "/" + asset.path) {
-            try replaceCreatingDirectories(asset.bytes, root: output, relative: asset.path)
+            try writeCreatingDirectories(asset.bytes, root: output, relative: asset.path, replacing: true)
         }
         let assetsDirectory = setup.resolve(setup.config.assetsDirectory ?? "assets")
         if FileSystem.isDirectory(assetsDirectory) {
             for relative in try FileSystem.listFiles(under: assetsDirectory) {
                 let bytes = try FileSystem.read(assetsDirectory + "/" + relative)
                 if (try? FileSystem.read(output + "/assets/" + relative)) != bytes {
-                    try replaceCreatingDirectories(bytes, root: output, relative: "assets/" + relative)
+                    try writeCreatingDirectories(bytes, root: output, relative: "assets/" + relative, replacing: true)
                 }
             }
         }
-    }
-
-    private func replaceCreatingDirectories(_ bytes: [UInt8], root: String, relative: String) throws {
-        var directory = root
-        for part in relative.split(separator: "/").dropLast() {
-            directory += "/" + part
-            try FileSystem.makeDirectory(directory)
-        }
-        try FileSystem.replace(bytes, at: root + "/" + relative)
     }
 
     /// Removes what a full build would not write: pages of flows that are gone, asset files the

@@ -68,13 +68,14 @@ extension SiteBuilder {
         return newCache
     }
 
-    func writeCreatingDirectories(_ bytes: [UInt8], root: String, relative: String) throws {
+    /// `replacing`: into the served site itself (an update in place), atomically.
+    func writeCreatingDirectories(_ bytes: [UInt8], root: String, relative: String, replacing: Bool = false) throws {
         var directory = root
         for part in relative.split(separator: "/").dropLast() {
             directory += "/" + part
             try FileSystem.makeDirectory(directory)
         }
-        try FileSystem.write(bytes, to: root + "/" + relative)
+        try replacing ? FileSystem.replace(bytes, at: root + "/" + relative) : FileSystem.write(bytes, to: root + "/" + relative)
     }
 
     /// Puts the new tree in place: an atomic exchange where the system has one (the old tree

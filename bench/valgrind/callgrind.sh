@@ -56,7 +56,8 @@ print(total - keygen)'
 #                                  logged (the server's polls in between count too); 0 when it
 #                                  could not run
 serve_instructions() {
-  local label=$1 dir=$2 port pid out=$vg_dir/cg.$label.out
+  local label=$1 dir=$2 port pid out
+  out=$vg_dir/cg.$label.out
   port=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
   SWIFT_BACKTRACE=enable=no SWIFT_DETERMINISTIC_HASHING=1 LD_PRELOAD="$vg_shim" \
     valgrind --tool=callgrind --callgrind-out-file="$vg_dir/cg.$label" "$vg_bin" serve "$dir/flows" \
