@@ -8,6 +8,9 @@ public struct ProviderCatalog: Sendable {
     public private(set) var profiles: [String: ProviderProfile]
     /// Problems in project profile files (FS801, FS806).
     public private(set) var diagnostics: [Diagnostic] = []
+    /// The project profile files read, in the order read, with their text (what a site's pages
+    /// are keyed on: a changed profile changes the token cases a rule lists).
+    public private(set) var files: [(path: String, text: String)] = []
 
     /// Suffix of a project profile file.
     public static let fileSuffix = ".provider.yml"
@@ -66,6 +69,7 @@ public struct ProviderCatalog: Sendable {
                 catalog.diagnostics.append(Diagnostic(.invalidProviderProfile, severity: .error, location: .start(of: file), message: "the provider profile is not valid UTF-8"))
                 continue
             }
+            catalog.files.append((file, text))
             let name = (file as NSString).lastPathComponent
             let result = parser.parse(text, file: file, defaultID: String(name.dropLast(fileSuffix.count)))
             catalog.diagnostics += result.diagnostics

@@ -40,7 +40,7 @@ public struct SiteServer: Sendable {
         let root = options.outputDirectory.hasPrefix("/") ? options.outputDirectory : output
         var seen = watch(descriptions: [])
         let first = rebuild(options, specs: seen.specs, log: log)
-        seen.descriptions = Self.stamps(first?.descriptions ?? [])
+        seen.descriptions = Self.stamps(Self.named(first))
         // A first build with nothing changed decodes no description; the first edit would.
         SiteBuilder.prefetchDescriptions(first?.descriptions ?? [])
         let firstSeen = seen
@@ -61,13 +61,13 @@ public struct SiteServer: Sendable {
                 var recorded = firstSeen
                 while !Task.isCancelled {
                     try await Task.sleep(for: pollInterval)
-                    let current = watch(descriptions: last?.descriptions ?? [])
+                    let current = watch(descriptions: Self.named(last))
                     guard current != recorded else { continue }
                     // The build reads the specs as this poll saw them: a change after it differs
                     // from what is recorded here, so the next poll rebuilds again.
                     let report = rebuild(options, specs: current.specs, log: log)
                     recorded = current
-                    if let report, report.descriptions != last?.descriptions { recorded.descriptions = Self.stamps(report.descriptions) }
+                    if let report, Self.named(report) != Self.named(last) { recorded.descriptions = Self.stamps(Self.named(report)) }
                     last = report ?? last
                     await state.finished(build: report)
                 }
@@ -101,11 +101,17 @@ public struct SiteServer: Sendable {
 
     /// What the site is built from, as sizes and modification times: the specs (a snapshot the
     /// build then uses instead of listing and stat'ing them again), the configuration, theme and
-    /// assets, and the OpenAPI descriptions the last build's flows named.
+    /// assets, and the OpenAPI descriptions and provider profiles the last build read.
     struct Watched: Sendable, Equatable {
         var specs: SpecSnapshot
         var site: String
         var descriptions: String
+    }
+
+    /// The files besides specs and site/ a build read: its flows' OpenAPI descriptions and the
+    /// project's provider profiles.
+    static func named(_ report: SiteBuildReport?) -> [String] {
+        (report?.descriptions ?? []) + (report?.providerProfiles ?? [])
     }
 
     func watch(descriptions: [String]) -> Watched {

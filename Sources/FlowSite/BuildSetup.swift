@@ -57,6 +57,11 @@ struct BuildSetup: Sendable {
         globalHash.combine(options.results?.fingerprint ?? "-")
         // The footer's revision is on every page.
         globalHash.combine(renderer.revision ?? "-")
+        // Project provider profiles decide the token cases a rule lists.
+        for file in providers.files {
+            globalHash.combine(file.path)
+            globalHash.combine(file.text)
+        }
         return BuildSetup(
             config: config, configDirectory: configDirectory, theme: theme, providers: providers, renderer: renderer,
             globalKey: globalHash.description, inputs: inputs

@@ -64,9 +64,10 @@ public struct SiteBuildReport: Sendable {
     public var reusedPages: [String]
     /// Spec files parsed by this build (unchanged files are not parsed on an incremental build).
     public var parsedFiles: [String]
-    /// The OpenAPI descriptions the flows name (paths as the build read them), sorted: `serve`
-    /// rebuilds when one changes.
+    /// The OpenAPI descriptions the flows name (paths as the build read them), sorted, and the
+    /// project provider profiles read: `serve` rebuilds when one changes.
     public var descriptions: [String] = []
+    public var providerProfiles: [String] = []
 }
 
 /// A problem with the build itself (configuration, theme, file system), as opposed to lint
@@ -132,6 +133,7 @@ public struct SiteBuilder: Sendable {
             files: sources.map(\.path), renderedPages: [], reusedPages: [], parsedFiles: specs.sources.map(\.path)
         )
         report.descriptions = Set(infos.map(\.openapi).filter { !$0.isEmpty }).sorted()
+        report.providerProfiles = setup.providers.files.map(\.path)
         if diagnostics.contains(where: { $0.severity == .error }) { return report }
         timer.mark("infos")
         let (groups, keyContext) = assignPageKeys(&infos, previous, globalKey: setup.globalKey, apiDescriptions: setup.renderer.apiDescriptions)

@@ -111,6 +111,27 @@ struct InPlaceUpdateTests {
         try behaviour.expectEqualToACleanBuild(scratch)
     }
 
+    /// A project provider profile decides which cases a rule lists (one extending Google's gets
+    /// C18, `azp` naming another client): editing it re-renders the pages, with `build` as with
+    /// `serve`'s memory.
+    @Test(arguments: [false, true])
+    func anEditedProviderProfileRerendersThePages(remembering: Bool) throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/a.md", sampleSpec(id: "flow-a", title: "Flow A").replacingOccurrences(of: "provider: apple", with: "provider: acme"))
+        try scratch.write("flows/acme.provider.yml", "extends: oidc\nname: ACME IdP\nissuers: [https://id.acme.example]\n")
+        let builder = remembering ? builder(scratch, memory: SiteBuildMemory()) : SiteBuilder(options: scratch.options())
+        let first = try builder.build()
+        #expect(first.succeeded, "\(first.diagnostics)")
+        #expect(first.providerProfiles == [scratch.root + "/flows/acme.provider.yml"])
+        let before = try scratch.read("flows/flow-a.html")
+        #expect(!before.contains("id=\"case-audience-c18\""))
+        try scratch.write("flows/acme.provider.yml", "extends: google\nname: ACME IdP\nissuers: [https://id.acme.example]\n")
+        let report = try builder.build()
+        #expect(report.renderedPages == ["flows/flow-a.html"])
+        #expect(try scratch.read("flows/flow-a.html").contains("id=\"case-audience-c18\""))
+        try behaviour.expectEqualToACleanBuild(scratch)
+    }
+
     /// The memory is trusted only while the files it came from are unchanged: a build by someone
     /// else in between (here a one-off `build` of another edit) is read from disk.
     @Test func anotherBuildInBetweenIsReadFromDisk() throws {
