@@ -79,6 +79,19 @@ dict() {
 }
 
 mkdir -p "$OUT"
+# An incremental release build of changed sources can link stale code: after a field was added
+# to ProviderCatalog, FlowLint's objects were partly rebuilt, and a destroy function merged into
+# an object that was not (DiagnosticPrinter.swift.o) freed the old layout; the legacy and arazzo
+# targets crashed on their seeds, and a clean build of the same sources passed. So when the
+# sources differ from the last build's, our modules are rebuilt whole (dependencies are kept).
+sources_stamp=$( (cd "$ROOT" && find -L Fuzz/Core Fuzz/Support Fuzz/Targets Fuzz/Package.swift -type f \
+  \( -name '*.swift' -o -name '*.c' -o -name '*.h' -o -name '*.modulemap' -o -name '*.mustache' -o -name '*.css' -o -name '*.js' \) \
+  -print0 | sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-64)
+if [ -d "$BUILD" ] && [ "$(cat "$BUILD/.flowspec-sources" 2>/dev/null)" != "$sources_stamp" ]; then
+  for module in $(ls "$ROOT/Fuzz/Core") $(ls "$ROOT/Fuzz/Support") $(for target in $(ls "$ROOT/Fuzz/Targets"); do echo "fuzz_$target"; done); do
+    rm -rf "$BUILD"/*/release/"$module".build
+  done
+fi
 echo "== fuzz: building $targets into $BUILD (release, -sanitize=fuzzer,address)"
 # CYaml (libyaml, vendored by Yams) is C: -Xcc instruments it too. cmark-gfm and OpenSSL are
 # the system's libraries and are not instrumented.
@@ -90,6 +103,7 @@ if [ $status -ne 0 ]; then
   echo "fuzz: build failed (log: $OUT/build.log)" >&2
   exit $status
 fi
+echo "$sources_stamp" >"$BUILD/.flowspec-sources"
 BIN=$BUILD/release
 
 # The allocation stacks of a LeakSanitizer report (the first frames of each leak), so a CI log
