@@ -45,29 +45,53 @@ enum ProviderDiagnosis {
 /// checks. After a run (and after merging shards), the reject cases of a rule whose baseline
 /// (`flow/rule/P1`) failed become inconclusive, naming the baseline's root cause.
 public enum BaselineGate {
+    /// A failing baseline: what a gated case names as its reason.
+    struct Baseline: Sendable, Hashable {
+        var id: String
+        var message: String?
+        var cause: String?
+
+        var causeText: String { cause ?? message ?? "the honest token was not accepted" }
+    }
+
+    static func isFailingBaseline(_ header: ResultHeader) -> Bool {
+        header.tokenCase?.caseID == "P1" && header.verdict.failsRun
+    }
+
+    /// The failing baseline that turns this result inconclusive: a passed reject case whose
+    /// rule's `P1` is among `baselines` (by id).
+    static func baseline(gating header: ResultHeader, in baselines: [String: Baseline]) -> Baseline? {
+        guard header.verdict == .pass, let info = header.tokenCase, info.expectation == CaseExpectation.reject.rawValue else { return nil }
+        return baselines[Planner.baselineID(flowID: header.flowID, rule: info.rule)]
+    }
+
     public static func apply(_ results: [ItemResult]) -> [ItemResult] {
-        var baselines: [String: ItemResult] = [:]
-        for result in results where result.tokenCase?.caseID == "P1" && result.verdict.failsRun {
-            baselines[result.id] = result
+        var baselines: [String: Baseline] = [:]
+        for result in results where isFailingBaseline(result.header) {
+            baselines[result.id] = Baseline(id: result.id, message: result.message, cause: result.cause)
         }
         guard !baselines.isEmpty else { return results }
         return results.map { result in
-            guard result.verdict == .pass, let info = result.tokenCase, info.expectation == CaseExpectation.reject.rawValue,
-                let baseline = baselines[Planner.baselineID(flowID: result.flowID, rule: info.rule)]
-            else { return result }
-            var gated = result
-            let cause = baseline.cause ?? baseline.message ?? "the honest token was not accepted"
-            gated.verdict = .inconclusive
-            gated.keyedMessage = VerdictMessage(.inconclusiveBaselineRefused, ["baseline": baseline.id, "cause": cause, "rule": info.rule], quoting: result.keyedMessage, text: result.message ?? "rejected")
-            gated.cause = cause
-            var evidence = result.evidence ?? Evidence()
-            if evidence.providerRequests.isEmpty, let held = result.heldProviderRequests {
-                evidence.providerRequests = held
-                if held.isEmpty { evidence.notes.append("the backend made no call to the provider for this item") }
-            }
-            evidence.notes.append("baseline \(baseline.id) failed: \(baseline.message ?? "")")
-            gated.evidence = evidence
-            return gated
+            guard let baseline = baseline(gating: result.header, in: baselines) else { return result }
+            return gate(result, by: baseline, held: result.heldProviderRequests)
         }
+    }
+
+    /// `result` made inconclusive by its failing baseline; the provider calls it held become its
+    /// evidence.
+    static func gate(_ result: ItemResult, by baseline: Baseline, held: [ProviderRequestEvidence]?) -> ItemResult {
+        var gated = result
+        let cause = baseline.causeText
+        gated.verdict = .inconclusive
+        gated.keyedMessage = VerdictMessage(.inconclusiveBaselineRefused, ["baseline": baseline.id, "cause": cause, "rule": result.tokenCase?.rule ?? ""], quoting: result.keyedMessage, text: result.message ?? "rejected")
+        gated.cause = cause
+        var evidence = result.evidence ?? Evidence()
+        if evidence.providerRequests.isEmpty, let held {
+            evidence.providerRequests = held
+            if held.isEmpty { evidence.notes.append("the backend made no call to the provider for this item") }
+        }
+        evidence.notes.append("baseline \(baseline.id) failed: \(baseline.message ?? "")")
+        gated.evidence = evidence
+        return gated
     }
 }

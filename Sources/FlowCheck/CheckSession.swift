@@ -117,7 +117,7 @@ public enum CheckSession {
             backend: .init(url: backendURL, embedded: configuration.backendURL == nil, defects: configuration.defects.sorted()),
             shard: configuration.planner.shard,
             flows: flows.filter { planned.contains($0.id) }.map { .init(id: $0.id, title: $0.title, file: $0.file) },
-            results: results)
+            ordered: results)
         return publish(report, requestsSent: transport.requestsSent, configuration: configuration, console: console)
     }
 }

@@ -20,13 +20,15 @@ public struct Checker: Sendable {
         self.onResult = onResult
     }
 
-    public func run(items: [WorkItem], flows: [Flow]) async -> [ItemResult] {
+    /// Runs `items`; their results in report order, kept on disk as they come (`ResultLog`).
+    public func run(items: [WorkItem], flows: [Flow]) async -> ReportResults {
         let flowsByID = Dictionary(flows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let runner = ItemRunner(env: environment)
         let shared = items.filter { !$0.isExclusive }
         let exclusive = items.filter(\.isExclusive)
         let total = items.count
-        var results = HeldEvidenceRelease(capacity: total)
+        let log = ResultLog()
+        var done = 0
         let onResult = onResult
         await withTaskGroup(of: ItemResult.self) { group in
             var next = 0
@@ -38,8 +40,9 @@ public struct Checker: Sendable {
             }
             while next < shared.count, next < concurrency { add() }
             while let result = await group.next() {
-                results.append(result)
-                onResult(result, results.items.count, total)
+                log.append(result)
+                done += 1
+                onResult(result, done, total)
                 if next < shared.count { add() }
             }
         }
@@ -48,22 +51,23 @@ public struct Checker: Sendable {
         await withTaskGroup(of: [ItemResult].self) { group in
             for queue in Self.providerQueues(exclusive, environment: environment) {
                 group.addTask {
-                    var done: [ItemResult] = []
+                    var finished: [ItemResult] = []
                     for item in queue {
                         guard let flow = flowsByID[item.flowID] else { continue }
-                        done.append(await runner.run(item, flow: flow))
+                        finished.append(await runner.run(item, flow: flow))
                     }
-                    return done
+                    return finished
                 }
             }
             for await queue in group {
                 for result in queue {
-                    results.append(result)
-                    onResult(result, results.items.count, total)
+                    log.append(result)
+                    done += 1
+                    onResult(result, done, total)
                 }
             }
         }
-        return BaselineGate.apply(results.items).sorted(by: ResultOrder.precedes)
+        return ReportResults(log: log)
     }
 
     /// `items` split by the mock provider their flow uses (flows without one together), each
@@ -77,37 +81,5 @@ public struct Checker: Sendable {
             queues[key, default: []].append(item)
         }
         return order.map { queues[$0]! }
-    }
-}
-
-/// The results of a run as they arrive, each passed reject case's provider calls (held for the
-/// baseline gate) let go as soon as its rule's baseline (`P1`) is known not to fail: the gate
-/// can then never use them, and a run's memory stays flat instead of keeping a few KB of
-/// request evidence per passed case until the end.
-struct HeldEvidenceRelease {
-    private(set) var items: [ItemResult] = []
-    /// Baselines seen with a verdict that does not fail the run.
-    private var settled: Set<String> = []
-    /// Baseline id → positions of results still holding provider calls for it.
-    private var holding: [String: [Int]] = [:]
-
-    init(capacity: Int) { items.reserveCapacity(capacity) }
-
-    mutating func append(_ result: ItemResult) {
-        var result = result
-        if let info = result.tokenCase {
-            let baseline = Planner.baselineID(flowID: result.flowID, rule: info.rule)
-            if info.caseID == "P1", !result.verdict.failsRun {
-                settled.insert(baseline)
-                for position in holding.removeValue(forKey: baseline) ?? [] { items[position].heldProviderRequests = nil }
-            } else if result.heldProviderRequests != nil {
-                if settled.contains(baseline) {
-                    result.heldProviderRequests = nil
-                } else {
-                    holding[baseline, default: []].append(items.count)
-                }
-            }
-        }
-        items.append(result)
     }
 }

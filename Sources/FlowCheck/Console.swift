@@ -61,8 +61,8 @@ public final class Console: Sendable {
         for text in Self.summaryLines(report) { line(text) }
     }
 
-    static func count(_ results: [ItemResult]) -> String {
-        let s = Summary(results: results)
+    static func count(_ headers: some Sequence<ResultHeader>) -> String {
+        let s = Summary(headers: headers)
         var parts = ["\(s.pass) passed", "\(s.fail) failed"]
         if s.error > 0 { parts.append("\(s.error) errors") }
         if s.inconclusive > 0 { parts.append("\(s.inconclusive) inconclusive") }
@@ -71,20 +71,22 @@ public final class Console: Sendable {
         return parts.joined(separator: ", ")
     }
 
+    /// Counted from the results' headers; only scenarios (for their steps) and the first
+    /// failure are read back.
     static func summaryLines(_ report: CheckReport) -> [String] {
         var lines: [String] = [""]
-        let grouped = Dictionary(grouping: report.results, by: \.flowID)
-        for flowID in grouped.keys.sorted() {
-            let results = grouped[flowID]!
-            lines.append("\(flowID): \(count(results))")
-            let scenarios = results.filter { $0.kind == .scenario }
+        let all = report.results.headers
+        for run in report.results.flowRuns {
+            let headers = all[run]
+            lines.append("\(headers.first!.flowID): \(count(headers))")
+            let scenarios = run.filter { all[$0].kind == .scenario }
             if !scenarios.isEmpty {
-                lines.append("  scenarios: \(count(scenarios))")
+                lines.append("  scenarios: \(count(scenarios.lazy.map { all[$0] }))")
                 // Per step: how often it passed, failed, or could not be executed.
-                var perStep: [Int: (title: String, verdicts: [Verdict])] = [:]
-                for scenario in scenarios {
-                    for step in scenario.steps where step.verdict != .skipped {
-                        perStep[step.step, default: (step.title, [])].verdicts.append(step.verdict)
+                var perStep: [Int: (title: String, verdicts: Set<Verdict>)] = [:]
+                for position in scenarios {
+                    for step in report.results[position].steps where step.verdict != .skipped {
+                        perStep[step.step, default: (step.title, [])].verdicts.insert(step.verdict)
                     }
                 }
                 for number in perStep.keys.sorted() {
@@ -94,7 +96,7 @@ public final class Console: Sendable {
                     lines.append("    \(verdict.symbol) step \(number) \(entry.title) (\(verdict.rawValue))")
                 }
             }
-            let cases = results.filter { $0.kind == .tokenCase }
+            let cases = headers.filter { $0.kind == .tokenCase }
             let rules = Dictionary(grouping: cases, by: { $0.tokenCase?.rule ?? "?" })
             let ruleOrder = rules.keys.sorted { (rules[$0]!.first?.tokenCase?.rulePosition ?? 0) < (rules[$1]!.first?.tokenCase?.rulePosition ?? 0) }
             for rule in ruleOrder {
@@ -104,9 +106,10 @@ public final class Console: Sendable {
             }
         }
         lines.append("")
-        lines.append("Total: \(report.summary.total) items: \(count(report.results))")
-        lines += rootCauseLines(report.results)
-        if let first = report.results.first(where: { $0.verdict.failsRun }) {
+        lines.append("Total: \(report.summary.total) items: \(count(all))")
+        lines += rootCauseLines(all)
+        if let position = all.firstIndex(where: { $0.verdict.failsRun }) {
+            let first = report.results[position]
             lines.append("")
             lines.append("First failure: \(first.id) — \(first.title)")
             if let message = first.message { lines.append("  \(message)") }
@@ -119,7 +122,7 @@ public final class Console: Sendable {
 
     /// One line per distinct root cause the provider's records showed (most items first): a
     /// misconfigured run says why in one line instead of dozens of "not accepted: 401".
-    static func rootCauseLines(_ results: [ItemResult]) -> [String] {
+    static func rootCauseLines(_ results: [ResultHeader]) -> [String] {
         var counts: [String: (items: Int, inconclusive: Int, first: String)] = [:]
         for result in results where result.verdict.failsRun {
             guard let cause = result.cause else { continue }

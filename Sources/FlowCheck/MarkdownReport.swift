@@ -11,6 +11,13 @@ public enum MarkdownReport {
     public static let defaultSiteURL = "site/_build/"
 
     public static func render(_ report: CheckReport, siteURL: String = defaultSiteURL) -> String {
+        var out = ""
+        write(report, siteURL: siteURL, into: &out)
+        return out
+    }
+
+    /// Writes the summary; the failing items are read back one at a time.
+    public static func write<Sink: TextSink>(_ report: CheckReport, siteURL: String = defaultSiteURL, into sink: inout Sink) throws(Sink.Failure) {
         let base = siteURL.hasSuffix("/") ? siteURL : siteURL + "/"
         let s = report.summary
         var out = "# flowspec check\n\n"
@@ -24,18 +31,16 @@ public enum MarkdownReport {
         out += " · flowspec \(inline(report.tool.version))\n\n"
         out += "| Flow | Items | Passed | Failed | Errors | Inconclusive | Not executable |\n"
         out += "|---|---:|---:|---:|---:|---:|---:|\n"
-        let grouped = Dictionary(grouping: report.results, by: \.flowID)
-        for flowID in grouped.keys.sorted() {
-            let summary = Summary(results: grouped[flowID]!)
+        for run in report.results.flowRuns {
+            let flowID = report.results.headers[run.lowerBound].flowID
+            let summary = Summary(headers: report.results.headers[run])
             let title = report.flows.first { $0.id == flowID }?.title ?? flowID
             out += "| [\(inline(title))](\(link(base + "flows/\(flowID).html"))) | \(summary.total) | \(summary.pass) | \(summary.fail) | \(summary.error) | \(summary.inconclusive) | \(summary.notExecutable) |\n"
         }
-        let failing = report.results.filter(\.verdict.failsRun).sorted(by: ResultOrder.precedes)
-        if !failing.isEmpty {
-            out += "\n## Failures\n"
-            for result in failing { out += failure(result, base: base) }
-        }
-        return out
+        let failing = report.results.headers.indices.filter { report.results.headers[$0].verdict.failsRun }
+        if !failing.isEmpty { out += "\n## Failures\n" }
+        try sink.write(out)
+        for position in failing { try sink.write(failure(report.results[position], base: base)) }
     }
 
     private static func failure(_ result: ItemResult, base: String) -> String {

@@ -46,12 +46,56 @@ public enum ReportError: Error, CustomStringConvertible {
 
 /// The JSON report (schema: docs/schemas/check-report.schema.json).
 public enum JSONReport {
-    public static func encode(_ report: CheckReport) throws -> Data {
+    /// How the report is encoded, and how a run's `ResultLog` stores each result.
+    static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(report)
-        data.append(0x0A)
-        return data
+        return encoder
+    }
+
+    public static func encode(_ report: CheckReport) throws -> Data {
+        var text = ""
+        try write(report, into: &text)
+        return Data(text.utf8)
+    }
+
+    /// Writes the report one result at a time, each read back from the run's log (its stored
+    /// bytes copied, not decoded): the same bytes `JSONEncoder` gives for the whole report, in
+    /// memory the size of one result.
+    public static func write(_ report: CheckReport, into sink: inout some TextSink) throws {
+        var frame = report
+        frame.results = ReportResults([])
+        let text = String(decoding: try encoder.encode(frame), as: UTF8.self) + "\n"
+        let empty = "\n  \"results\" : [\n\n  ]"
+        guard !report.results.isEmpty, let slot = text.range(of: empty) else {
+            try sink.write(text)
+            return
+        }
+        try sink.write(String(text[..<slot.lowerBound]) + "\n  \"results\" : [\n")
+        let encoder = encoder
+        for position in report.results.indices {
+            if position > 0 { try sink.write(",\n") }
+            let json = try report.results.storedJSON(at: position) ?? encoder.encode(report.results[position])
+            try writeIndented(json, into: &sink)
+        }
+        try sink.write("\n  ]" + String(text[slot.upperBound...]))
+    }
+
+    /// A result encoded at the top level, as it sits in the `results` array: every line that
+    /// is not empty indented by four spaces (strings hold no raw newline).
+    private static func writeIndented(_ json: Data, into sink: inout some TextSink) throws {
+        try json.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+                if end > start {
+                    try sink.write("    ")
+                    try sink.write(bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                }
+                if end < bytes.count { try sink.write("\n") }
+                start = end + 1
+            }
+        }
     }
 
     public static func decode(_ data: Data, path: String = "report") throws -> CheckReport {
@@ -88,21 +132,31 @@ public enum JSONReport {
 /// `<system-out>`.
 public enum JUnitReport {
     public static func render(_ report: CheckReport) -> String {
+        var out = ""
+        write(report, into: &out)
+        return out
+    }
+
+    /// Writes the report flow by flow, reading back one result at a time.
+    public static func write<Sink: TextSink>(_ report: CheckReport, into sink: inout Sink) throws(Sink.Failure) {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         let s = report.summary
         out += "<testsuites name=\"flowspec check\" tests=\"\(s.total)\" failures=\"\(s.fail)\" errors=\"\(s.error + s.inconclusive)\" time=\"\(seconds(report.durationMS))\">\n"
-        let grouped = Dictionary(grouping: report.results, by: \.flowID)
-        for (index, flowID) in grouped.keys.sorted().enumerated() {
-            let results = grouped[flowID]!.sorted(by: ResultOrder.precedes)
-            let summary = Summary(results: results)
+        for (index, run) in report.results.flowRuns.enumerated() {
+            let flowID = report.results.headers[run.lowerBound].flowID
+            let headers = report.results.headers[run]
+            let summary = Summary(headers: headers)
             let file = report.flows.first { $0.id == flowID }?.file
-            let time = results.reduce(0) { $0 + $1.durationMS }
+            let time = headers.reduce(0) { $0 + $1.durationMS }
             out += "  <testsuite name=\"\(escape(flowID))\" tests=\"\(summary.total)\" failures=\"\(summary.fail)\" errors=\"\(summary.error + summary.inconclusive)\" skipped=\"\(summary.notExecutable)\" time=\"\(seconds(time))\" timestamp=\"\(escape(timestamp(report.startedAt)))\" hostname=\"localhost\" id=\"\(index)\" package=\"flowspec\">\n"
             out += "    <properties>\n"
             out += "      <property name=\"backend\" value=\"\(escape(report.backend.url))\"/>\n"
             if let file { out += "      <property name=\"file\" value=\"\(escape(file))\"/>\n" }
             out += "    </properties>\n"
-            for result in results {
+            for position in run {
+                try sink.write(out)
+                out = ""
+                let result = report.results[position]
                 let classname = result.kind == .scenario ? "\(flowID).scenarios" : "\(flowID).\(result.tokenCase?.rule ?? "tokens")"
                 out += "    <testcase name=\"\(escape(result.id + " " + result.title))\" classname=\"\(escape(classname))\" time=\"\(seconds(result.durationMS))\""
                 let detail = details(result)
@@ -126,7 +180,7 @@ public enum JUnitReport {
             out += "  </testsuite>\n"
         }
         out += "</testsuites>\n"
-        return out
+        try sink.write(out)
     }
 
     /// Step lines and the first failure's evidence, as plain text.
@@ -185,16 +239,32 @@ public enum JUnitReport {
 }
 
 extension CheckReport {
-    /// Writes the report in each requested format.
+    /// Writes the report in each requested format, each file whole or not at all
+    /// (`AtomicFileWriter`), streamed one result at a time.
     public func write(to targets: [ReportTarget]) throws {
         for target in targets {
-            let url = URL(fileURLWithPath: target.path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var file = try AtomicFileWriter(path: target.path)
             switch target.format {
-            case .json: try JSONReport.encode(self).write(to: url, options: .atomic)
-            case .junit: try Data(JUnitReport.render(self).utf8).write(to: url, options: .atomic)
-            case .markdown: try Data(MarkdownReport.render(self, siteURL: target.siteURL).utf8).write(to: url, options: .atomic)
+            case .json: try JSONReport.write(self, into: &file)
+            case .junit: try JUnitReport.write(self, into: &file)
+            case .markdown: try MarkdownReport.write(self, siteURL: target.siteURL, into: &file)
             }
+            try file.commit()
         }
+    }
+}
+
+extension ReportResults {
+    /// The positions of each flow's results, in report order (results are ordered by flow
+    /// first, so each flow's are one run).
+    var flowRuns: [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        for position in headers.indices.dropFirst() where headers[position].flowID != headers[position - 1].flowID {
+            runs.append(start..<position)
+            start = position
+        }
+        if !headers.isEmpty { runs.append(start..<headers.count) }
+        return runs
     }
 }

@@ -44,8 +44,9 @@ public struct CheckReport: Sendable, Codable, Hashable {
     /// Present when the run was one shard of several; nil for a merged or unsharded report.
     public var shard: Shard?
     public var flows: [FlowInfo]
-    /// Results in report order (`ResultOrder`), independent of scheduling.
-    public var results: [ItemResult]
+    /// Results in report order (`ResultOrder`), independent of scheduling; a run's are read
+    /// back from disk one at a time (`ReportResults`).
+    public var results: ReportResults
     public var summary: Summary
 
     public struct Tool: Sendable, Codable, Hashable {
@@ -86,6 +87,16 @@ public struct CheckReport: Sendable, Codable, Hashable {
         schemaVersion: Int = FlowCheck.reportSchemaVersion, tool: Tool, startedAt: String, durationMS: Int,
         backend: BackendInfo, shard: Shard?, flows: [FlowInfo], results: [ItemResult]
     ) {
+        self.init(
+            schemaVersion: schemaVersion, tool: tool, startedAt: startedAt, durationMS: durationMS, backend: backend, shard: shard,
+            flows: flows, ordered: ReportResults(results.sorted(by: ResultOrder.precedes)))
+    }
+
+    /// A report of results already in report order (a run's, from `Checker.run`).
+    public init(
+        schemaVersion: Int = FlowCheck.reportSchemaVersion, tool: Tool, startedAt: String, durationMS: Int,
+        backend: BackendInfo, shard: Shard?, flows: [FlowInfo], ordered results: ReportResults
+    ) {
         self.schemaVersion = schemaVersion
         self.tool = tool
         self.startedAt = startedAt
@@ -93,8 +104,8 @@ public struct CheckReport: Sendable, Codable, Hashable {
         self.backend = backend
         self.shard = shard
         self.flows = flows.sorted { $0.id < $1.id }
-        self.results = results.sorted(by: ResultOrder.precedes)
-        self.summary = Summary(results: self.results)
+        self.results = results
+        self.summary = Summary(verdicts: results.headers.lazy.map(\.verdict))
     }
 
     /// Exit code of `flowspec check` for this report: 0 all pass, 1 failures or errors.
@@ -112,15 +123,25 @@ public struct Summary: Sendable, Codable, Hashable {
     public var info: Int
     public var inconclusive: Int
 
-    public init(results: [ItemResult]) {
-        total = results.count
-        pass = results.filter { $0.verdict == .pass }.count
-        fail = results.filter { $0.verdict == .fail }.count
-        error = results.filter { $0.verdict == .error }.count
-        notExecutable = results.filter { $0.verdict == .notExecutable }.count
-        info = results.filter { $0.verdict == .info }.count
-        inconclusive = results.filter { $0.verdict == .inconclusive }.count
+    public init(verdicts: some Sequence<Verdict>) {
+        (total, pass, fail, error, notExecutable, info, inconclusive) = (0, 0, 0, 0, 0, 0, 0)
+        for verdict in verdicts {
+            total += 1
+            switch verdict {
+            case .pass: pass += 1
+            case .fail: fail += 1
+            case .error: error += 1
+            case .notExecutable: notExecutable += 1
+            case .info: info += 1
+            case .inconclusive: inconclusive += 1
+            case .skipped: break
+            }
+        }
     }
+
+    public init(results: some Sequence<ItemResult>) { self.init(verdicts: results.lazy.map(\.verdict)) }
+
+    public init(headers: some Sequence<ResultHeader>) { self.init(verdicts: headers.lazy.map(\.verdict)) }
 
     /// Reports of schema version 1 have no `inconclusive` count: it reads as 0.
     public init(from decoder: any Decoder) throws {
@@ -291,15 +312,17 @@ public struct StepResult: Sendable, Codable, Hashable {
 /// index, token cases by rule position, catalogue order and variant. The same for a full run
 /// and for merged shards.
 public enum ResultOrder {
-    public static func precedes(_ a: ItemResult, _ b: ItemResult) -> Bool {
+    public static func precedes(_ a: ItemResult, _ b: ItemResult) -> Bool { precedes(a.header, b.header) }
+
+    public static func precedes(_ a: ResultHeader, _ b: ResultHeader) -> Bool {
         key(a).lexicographicallyPrecedes(key(b)) { lhs, rhs in lhs < rhs }
             || (key(a) == key(b) && a.id < b.id)
     }
 
-    static func key(_ r: ItemResult) -> [SortKey] {
+    static func key(_ r: ResultHeader) -> [SortKey] {
         var key: [SortKey] = [.text(r.flowID)]
-        if let s = r.scenario {
-            key += [.number(0), .number(s.index)]
+        if let index = r.scenarioIndex {
+            key += [.number(0), .number(index)]
         } else if let t = r.tokenCase {
             let catalogueIndex = TokenCase.catalogue.firstIndex { $0.id == t.caseID } ?? Int.max
             key += [.number(1), .number(t.rulePosition), .number(catalogueIndex), .number(t.variant ?? -1)]

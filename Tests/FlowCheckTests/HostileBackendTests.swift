@@ -91,7 +91,7 @@ extension CheckServers {
         let results = await Checker(environment: env, concurrency: 4).run(items: items, flows: flows)
         await provider.stop()
         await transport.shutdown()
-        return results
+        return Array(results)
     }
 
     @Test func backendThatAcceptsEverythingFailsTheRejectCases() async throws {
