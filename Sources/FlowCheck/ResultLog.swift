@@ -29,9 +29,11 @@ extension ItemResult {
 /// header and where its bytes are. Where the file cannot be made or written (no writable
 /// temporary folder, a full disk) the results stay in memory: slower to grow, never lost.
 final class ResultLog: Sendable {
+    /// Where a result's bytes are. A result kept in memory sits behind a pointer, so an entry
+    /// stays a few hundred bytes either way.
     enum Stored: Sendable {
         case file(offset: Int, length: Int)
-        case memory(ItemResult)
+        indirect case memory(ItemResult)
     }
 
     struct Entry: Sendable {
@@ -162,8 +164,8 @@ public struct ReportResults: RandomAccessCollection, Sendable {
 
     /// A run's results, in report order, the baseline gate applied.
     init(log: ResultLog) {
-        var entries = log.entries
-        entries.sort { ResultOrder.precedes($0.header, $1.header) }
+        let arrived = log.entries
+        let entries = arrived.indices.sorted { ResultOrder.precedes(arrived[$0].header, arrived[$1].header) }.map { arrived[$0] }
         var baselines: [String: BaselineGate.Baseline] = [:]
         for entry in entries where BaselineGate.isFailingBaseline(entry.header) {
             let result = log.result(entry)
