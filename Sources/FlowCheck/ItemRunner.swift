@@ -9,15 +9,20 @@ struct ItemRunner {
 
     func run(_ item: WorkItem, flow: Flow) async -> ItemResult {
         let started = ContinuousClock.now
+        var env = self.env
+        let ledger = SignInLedger()
+        env.signIns = ledger
+        let runner = ItemRunner(env: env)
         var result: ItemResult
         switch item.payload {
         case .scenario(let scenario):
-            result = await runScenario(scenario, id: item.id, flow: flow)
+            result = await runner.runScenario(scenario, id: item.id, flow: flow)
         case .tokenCase(let work):
-            result = await runTokenCase(work, id: item.id, flow: flow)
+            result = await runner.runTokenCase(work, id: item.id, flow: flow)
         }
         let elapsed = ContinuousClock.now - started
         result.durationMS = elapsed.wholeMilliseconds
+        await ledger.release()
         return result
     }
 

@@ -19,6 +19,9 @@ public struct RunEnvironment: Sendable {
     /// How long to wait for a backend → provider call to show up in the provider's records.
     public var observeWait: Double
     public var random: any RandomSource
+    /// The item being run's codes, for its providers to forget once it is judged (set per item
+    /// by `ItemRunner`).
+    var signIns: SignInLedger?
 
     public init(
         backendURL: String, transport: any BackendTransport, providers: [String: FlowProvider], defaultClientID: String,

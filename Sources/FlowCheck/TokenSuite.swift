@@ -228,6 +228,7 @@ struct TokenSuiteCase {
         let postsCode = usesName("provider.code", template)
         if (work.variant ?? 0) == 0, postsCode, let signIn = walker.signIn, let provider = try? walker.provider() {
             let fresh = await provider.freshCode(for: signIn, clientID: walker.clientID)
+            walker.env.signIns?.note(fresh, at: provider)
             var values = walker.values
             values["provider.code"] = fresh
             if let rebuilt = try? Interpolator(values: values).request(template, baseURL: walker.env.backendURL) {

@@ -52,7 +52,9 @@ struct Walker {
     /// Signs in at the provider (once per item) with this item's fresh user and nonce.
     mutating func ensureSignIn() async throws -> ProviderSignIn {
         if let signIn, signIn.outcome == .approved { return signIn }
-        let result = try await provider().signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: forgery, outcome: .approved, nonce: link?.nonce ?? .verbatim)
+        let mock = try provider()
+        let result = await mock.signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: forgery, outcome: .approved, nonce: link?.nonce ?? .verbatim)
+        env.signIns?.note(result.code, at: mock)
         signIn = result
         for (name, value) in result.placeholderValues { values[name] = value }
         return result
@@ -164,7 +166,9 @@ struct Walker {
                     step: step.number, title: step.title, kind: kind, branch: branch, verdict: ok ? .pass : .error,
                     keyed: VerdictMessage(ok ? .providerApproved : .providerIssuedNothing)))
             } else {
-                let result = try await provider().signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: .none, outcome: outcome, nonce: link?.nonce ?? .verbatim)
+                let mock = try provider()
+                let result = await mock.signIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: .none, outcome: outcome, nonce: link?.nonce ?? .verbatim)
+                env.signIns?.note(result.code, at: mock)
                 let ok = result.code == nil && result.idToken == nil
                 results.append(StepResult(
                     step: step.number, title: step.title, kind: kind, branch: branch, verdict: ok ? .pass : .error,

@@ -66,6 +66,55 @@ import Testing
         #expect(throws: Never.self) { try JWTVerifier().verifyOrThrow(signIn.idToken!, jwks: jwks) }
     }
 
+    /// A judged sign-in is forgotten whole — its codes, the tokens they were exchanged for and
+    /// refreshed into, and the records carrying them — while another sign-in in flight keeps
+    /// everything it had.
+    @Test func aForgottenSignInLeavesNothingAndTouchesNoOther() async throws {
+        let provider = await makeProvider()
+        func signInAndRefresh(_ seed: UInt64) async throws -> (code: String, refresh: String, access: String, sub: String) {
+            let user = MockUser.random(using: SeededRandom(seed: seed))
+            let signIn = await provider.signIn(clientID: Flows.webClientID, rawNonce: nil, user: user)
+            let code = try #require(signIn.code)
+            let exchanged = await provider.handle(tokenRequest([
+                ("client_id", Flows.webClientID), ("client_secret", try secret()), ("code", code), ("grant_type", "authorization_code"),
+            ]))
+            guard case .string(let refresh)? = exchanged.json("$.refresh_token") else { throw CancellationError() }
+            let refreshed = await provider.handle(tokenRequest([
+                ("client_id", Flows.webClientID), ("client_secret", try secret()), ("refresh_token", refresh), ("grant_type", "refresh_token"),
+            ]))
+            guard case .string(let access)? = refreshed.json("$.access_token") else { throw CancellationError() }
+            return (code, refresh, access, user.sub)
+        }
+        let judged = try await signInAndRefresh(11)
+        let fresh = await provider.freshCode(
+            for: await provider.signIn(clientID: Flows.webClientID, rawNonce: nil, user: MockUser(sub: judged.sub, email: "a@b.c")),
+            clientID: Flows.webClientID)
+        let inFlight = try await signInAndRefresh(12)
+        let jwks = await provider.handle(MockHTTPRequest(method: "GET", target: "/auth/keys"))
+        #expect(jwks.status == 200)
+        func carried(_ secrets: [String]) async -> [RecordedRequest] { await provider.records(carrying: Set(secrets.map { Secret.elide($0) })) }
+        #expect(await carried([judged.code, judged.refresh]).count == 2)
+        let before = await provider.records().count
+
+        await provider.forget(codes: [judged.code, fresh])
+
+        // Nothing of the judged sign-in is left.
+        #expect(await carried([judged.code, judged.refresh, judged.access, fresh]).isEmpty)
+        #expect(await provider.refreshTokens(for: judged.sub).isEmpty)
+        #expect(await provider.isRevoked(judged.refresh) == nil)
+        #expect(await provider.isRevoked(judged.access) == nil)
+        let replayed = await provider.handle(tokenRequest([
+            ("client_id", Flows.webClientID), ("client_secret", try secret()), ("refresh_token", judged.refresh), ("grant_type", "refresh_token"),
+        ]))
+        #expect(replayed.json("$.error") == .string("invalid_grant"))
+        // The other sign-in and the records carrying no secret are untouched.
+        #expect(await carried([inFlight.code, inFlight.refresh]).count == 2)
+        #expect(await provider.refreshTokens(for: inFlight.sub) == [inFlight.refresh])
+        #expect(await provider.isRevoked(inFlight.access) == false)
+        #expect(await provider.records().count == before - 2 + 1)  // the judged exchange and refresh gone; the replay above added one
+        #expect(await provider.records().contains { $0.endpoint == .jwks })
+    }
+
     @Test func codeExchangeIsSingleUseAndRecordedWithoutSecrets() async throws {
         let provider = await makeProvider()
         let signIn = await provider.signIn(clientID: Flows.webClientID, rawNonce: nil, user: MockUser.random(using: SeededRandom(seed: 4)))
@@ -273,5 +322,31 @@ import Testing
         await #expect(throws: (any Error).self) {
             _ = try await transport.send(MockHTTPRequest(method: "GET", target: "/auth/keys"), to: url.appendingPathComponent("auth/keys"))
         }
+    }
+}
+
+/// The record log forgets in batches: what is forgotten never shows again, what is kept keeps
+/// its order and its index, and the batch really drops the records.
+@Suite struct RecordLogTests {
+    static func record(_ sequence: Int, code: String?) -> RecordedRequest {
+        RecordedRequest(
+            sequence: sequence, time: Date(timeIntervalSince1970: 0), method: "POST", path: "/auth/token", endpoint: code == nil ? .jwks : .token,
+            fields: code.map { ["code": $0] } ?? [:], grantType: nil, clientID: nil, clientSecret: nil, status: 200, error: nil, servedKeyIDs: nil)
+    }
+
+    @Test func forgottenRecordsGoAndTheRestKeepTheirOrderAndIndex() {
+        var log = RecordLog(limit: 10_000)
+        for n in 1...300 { log.append(Self.record(n, code: n % 3 == 0 ? nil : "c\(n)")) }
+        // Forgotten one by one: below the batch size the records are hidden, then dropped.
+        let forgotten = (1...300).filter { $0 % 3 != 0 && $0 <= 250 }
+        for n in forgotten.prefix(10) { log.forget(carrying: ["c\(n)"]) }
+        #expect(log.records.count == 290)
+        for n in forgotten.dropFirst(10) { log.forget(carrying: ["c\(n)"]) }
+        let kept = (1...300).filter { $0 % 3 == 0 || $0 > 250 }
+        #expect(log.records.map(\.sequence) == kept)
+        #expect(log.records(carrying: Set(forgotten.map { "c\($0)" })).isEmpty)
+        #expect(log.records(carrying: ["c251", "c299", "c1"]).map(\.sequence) == [251, 299])
+        // Dropped in batches: what is still held beyond the kept records is less than one batch.
+        #expect(log.storedCount >= kept.count && log.storedCount < kept.count + 64)
     }
 }

@@ -165,6 +165,7 @@ extension MockProvider {
                 grant.used = true
                 codes[code] = grant
                 let refresh = issueToken(kind: "refresh_token", clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, parent: nil)
+                exchanged[code, default: []].append(refresh)
                 let access = issueToken(kind: "access_token", clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, parent: refresh)
                 let idToken = try exchangedIDToken(clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, accessToken: access)
                 let body: JSONObject = [

@@ -95,6 +95,29 @@ extension MockProvider {
 
     public func resetRecords() { log.removeAll() }
 
+    /// Forgets the sign-ins these codes began, once the checker has judged them: the codes, the
+    /// tokens issued by exchanging them and by refreshing those, and the records carrying any of
+    /// them. A check's memory then holds the sign-ins in flight, not every sign-in of the run.
+    /// A later call with a forgotten code or token is refused as an unknown one would be.
+    public func forget(codes issued: [String]) {
+        var secrets = Set<String>()
+        for code in issued {
+            codes[code] = nil
+            secrets.insert(Secret.elide(code))
+            for refresh in exchanged.removeValue(forKey: code) ?? [] {
+                if let sub = tokens[refresh]?.user.sub, var list = refreshBySub[sub] {
+                    list.removeAll { $0 == refresh }
+                    refreshBySub[sub] = list.isEmpty ? nil : list
+                }
+                for token in [refresh] + (children.removeValue(forKey: refresh) ?? []) {
+                    secrets.insert(Secret.elide(token))
+                    tokens[token] = nil
+                }
+            }
+        }
+        log.forget(carrying: secrets)
+    }
+
     /// Whether a token the provider issued (refresh or access) has been revoked; nil if unknown.
     public func isRevoked(_ token: String) -> Bool? { tokens[token]?.revoked }
 

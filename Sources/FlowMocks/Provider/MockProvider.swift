@@ -68,6 +68,8 @@ public actor MockProvider: MockHTTPHandler {
     /// Refresh tokens per `sub`, and the tokens issued under each refresh token.
     var refreshBySub: [String: [String]] = [:]
     var children: [String: [String]] = [:]
+    /// The refresh tokens issued by exchanging each code (`forget(codes:)`).
+    var exchanged: [String: [String]] = [:]
     var sequence = 0
     let server = MockHTTPServer()
     var configuredBaseURL: URL?
