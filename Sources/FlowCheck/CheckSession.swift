@@ -196,6 +196,8 @@ extension CheckSession {
             console.line("error: the embedded mock provider/backend could not start: \(error)")
             throw StartFailure(exitCode: CommandExit.unreachable)
         }
+        // The backend's request log is for `flowspec mock`; a check never reads it.
+        await mocks.backend.keepRecords(0)
         for flow in plannedFlows {
             guard let provider = mocks.provider(forFlow: flow.id), let profile = catalog.resolvedProfile(for: flow) else { continue }
             providers[flow.id] = FlowProvider(provider: provider, profile: profile, nonce: catalog.nonceTransform(for: flow))

@@ -152,8 +152,9 @@ public struct ReportResults: RandomAccessCollection, Sendable {
 
     private enum Storage: Sendable {
         case memory([ItemResult])
-        /// The log's entries in report order, and the failing baseline that gates each gated one.
-        case log(ResultLog, [ResultLog.Entry], gates: [Int: BaselineGate.Baseline])
+        /// The log's entries as they arrived, their positions in report order, and the failing
+        /// baseline that gates each gated one (by report position).
+        case log(ResultLog, [ResultLog.Entry], order: [Int], gates: [Int: BaselineGate.Baseline])
     }
 
     /// `results` as given (sort them first for a report).
@@ -164,15 +165,15 @@ public struct ReportResults: RandomAccessCollection, Sendable {
 
     /// A run's results, in report order, the baseline gate applied.
     init(log: ResultLog) {
-        let arrived = log.entries
-        let entries = arrived.indices.sorted { ResultOrder.precedes(arrived[$0].header, arrived[$1].header) }.map { arrived[$0] }
+        let entries = log.entries
+        let order = entries.indices.sorted { ResultOrder.precedes(entries[$0].header, entries[$1].header) }
         var baselines: [String: BaselineGate.Baseline] = [:]
         for entry in entries where BaselineGate.isFailingBaseline(entry.header) {
             let result = log.result(entry)
             baselines[result.id] = BaselineGate.Baseline(id: result.id, message: result.message, cause: result.cause)
         }
         var gates: [Int: BaselineGate.Baseline] = [:]
-        var headers = entries.map(\.header)
+        var headers = order.map { entries[$0].header }
         if !baselines.isEmpty {
             for position in headers.indices {
                 guard let baseline = BaselineGate.baseline(gating: headers[position], in: baselines) else { continue }
@@ -182,7 +183,7 @@ public struct ReportResults: RandomAccessCollection, Sendable {
             }
         }
         self.headers = headers
-        storage = .log(log, entries, gates: gates)
+        storage = .log(log, entries, order: order, gates: gates)
     }
 
     public var startIndex: Int { 0 }
@@ -192,18 +193,19 @@ public struct ReportResults: RandomAccessCollection, Sendable {
         switch storage {
         case .memory(let results):
             return results[position]
-        case .log(let log, let entries, let gates):
-            let result = log.result(entries[position])
+        case .log(let log, let entries, let order, let gates):
+            let entry = entries[order[position]]
+            let result = log.result(entry)
             guard let baseline = gates[position] else { return result }
-            return BaselineGate.gate(result, by: baseline, held: log.held(entries[position]))
+            return BaselineGate.gate(result, by: baseline, held: log.held(entry))
         }
     }
 
     /// The result's JSON as `JSONReport.encoder` writes it, without decoding it, when the log
     /// holds those exact bytes (not for a gated result, which reads differently).
     func storedJSON(at position: Int) -> Data? {
-        guard case .log(let log, let entries, let gates) = storage, gates[position] == nil else { return nil }
-        return log.bytes(entries[position].stored)
+        guard case .log(let log, let entries, let order, let gates) = storage, gates[position] == nil else { return nil }
+        return log.bytes(entries[order[position]].stored)
     }
 }
 

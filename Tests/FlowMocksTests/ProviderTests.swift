@@ -115,6 +115,25 @@ import Testing
         #expect(await provider.records().contains { $0.endpoint == .jwks })
     }
 
+    /// Forgotten codes leave the expiry order in batches; a live code keeps its place and works.
+    @Test func forgottenCodesLeaveTheExpiryOrder() async throws {
+        let provider = await makeProvider()
+        let live = try #require(await provider.signIn(clientID: Flows.webClientID, rawNonce: nil, user: MockUser.random(using: SeededRandom(seed: 1))).code)
+        for n in 0..<1100 {
+            let code = await provider.freshCode(
+                for: await provider.signIn(clientID: Flows.webClientID, rawNonce: nil, user: MockUser(sub: "s\(n)", email: "a@b.c"), outcome: .denied),
+                clientID: Flows.webClientID)
+            await provider.forget(codes: [code])
+        }
+        let remaining = await provider.codeOrder.count - (await provider.codeOrderStart)
+        #expect(remaining < 1 + 1024)
+        #expect(await provider.codeOrder.contains { $0.code == live })
+        let exchanged = await provider.handle(tokenRequest([
+            ("client_id", Flows.webClientID), ("client_secret", try secret()), ("code", live), ("grant_type", "authorization_code"),
+        ]))
+        #expect(exchanged.status == 200)
+    }
+
     @Test func codeExchangeIsSingleUseAndRecordedWithoutSecrets() async throws {
         let provider = await makeProvider()
         let signIn = await provider.signIn(clientID: Flows.webClientID, rawNonce: nil, user: MockUser.random(using: SeededRandom(seed: 4)))

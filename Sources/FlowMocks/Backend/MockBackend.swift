@@ -166,6 +166,12 @@ public actor MockBackend: MockHTTPHandler {
 
     // MARK: Lifecycle and introspection
 
+    /// Keeps the newest `limit` request records (0: none).
+    public func keepRecords(_ limit: Int) {
+        recordLimit = max(0, limit)
+        if log.count > recordLimit { log.removeFirst(log.count - recordLimit) }
+    }
+
     public func start(host: String = "127.0.0.1", port: Int = 0) async throws -> URL {
         try await server.start(host: host, port: port, handler: self, label: "mock-backend")
     }
@@ -192,12 +198,17 @@ public actor MockBackend: MockHTTPHandler {
     /// The requests answered so far, oldest first (at least the last `recordLimit`).
     public func records() -> [Record] { log }
 
-    static let recordLimit = 10_000
+    /// How many records `flowspec mock` keeps for its log by default.
+    public static let defaultRecordLimit = 10_000
+    /// Records kept (the newest); 0 keeps none — a check reads its evidence from its own
+    /// requests and the provider's records, never from these.
+    var recordLimit = MockBackend.defaultRecordLimit
     var log: [Record] = []
     var sequence = 0
 
     func record(_ request: MockHTTPRequest, _ response: MockHTTPResponse, flowIndex: Int?, client: Int?) {
         sequence += 1
+        guard recordLimit > 0 else { return }
         let answering = answeredBy.flatMap { candidate in flows[candidate.flowIndex].step(candidate.step).map { (candidate, $0) } }
         let branch = answering.flatMap { candidate, step in
             candidate.alternateIndex.flatMap { step.alternates.indices.contains($0) ? step.alternates[$0].label : nil }
@@ -208,7 +219,7 @@ public actor MockBackend: MockHTTPHandler {
             flowID: (answering?.0.flowIndex ?? flowIndex).map { flows[$0].id }, step: answering?.1.number, stepTitle: answering?.1.title,
             branch: branch, client: client, reason: response.status >= 400 ? lastReason : nil))
         // Trimmed in batches: shifting 10 000 entries on every request cost 9 % of the CPU.
-        if log.count > Self.recordLimit + Self.recordLimit / 2 { log.removeFirst(log.count - Self.recordLimit) }
+        if log.count > recordLimit + recordLimit / 2 { log.removeFirst(log.count - recordLimit) }
     }
 
     var now: Int64 { Int64(clock().timeIntervalSince1970.rounded(.down)) }

@@ -116,6 +116,13 @@ extension MockProvider {
             }
         }
         log.forget(carrying: secrets)
+        // Their places in the expiry order go in batches too.
+        codesForgotten += issued.count
+        if codesForgotten >= 1024, codesForgotten * 2 >= codeOrder.count - codeOrderStart {
+            codeOrder = codeOrder[codeOrderStart...].filter { codes[$0.code] != nil }
+            codeOrderStart = 0
+            codesForgotten = 0
+        }
     }
 
     /// Whether a token the provider issued (refresh or access) has been revoked; nil if unknown.

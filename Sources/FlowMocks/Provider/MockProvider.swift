@@ -65,6 +65,8 @@ public actor MockProvider: MockHTTPHandler {
     /// Codes in order of issue, so expired ones are dropped from the front.
     var codeOrder: [(issuedAt: Int64, code: String)] = []
     var codeOrderStart = 0
+    /// Codes forgotten (`forget(codes:)`) since `codeOrder` last dropped them.
+    var codesForgotten = 0
     /// Refresh tokens per `sub`, and the tokens issued under each refresh token.
     var refreshBySub: [String: [String]] = [:]
     var children: [String: [String]] = [:]
