@@ -7,8 +7,11 @@ import Hummingbird
 import Logging
 
 /// `flowspec serve`: builds the site, serves it on 127.0.0.1, rebuilds when a spec, the
-/// configuration or the theme changes (polling modification times: no platform file-watch API
-/// needed), and makes open pages reload themselves after a successful rebuild.
+/// configuration or the theme changes, and makes open pages reload themselves after a
+/// successful rebuild. Changes are found by comparing sizes and modification times; the
+/// kernel's file events (`FolderWatch`) say when that comparison is worth making, and every
+/// `fullCheckEvery` polls it is made anyway (a file system that sends no events, such as a
+/// network share, is still seen, only later).
 ///
 /// Pages are served from the same output folder `flowspec build` writes; the reload script is
 /// injected into HTML responses only, so the built files stay exactly what `build` produces.
@@ -18,6 +21,9 @@ public struct SiteServer: Sendable {
     public var port: Int
     /// How often to look for changes.
     public var pollInterval: Duration
+
+    /// Polls between two comparisons made without an event.
+    static let fullCheckEvery = 10
 
     public static let reloadPath = "/__flowspec/reload.js"
     public static let versionPath = "/__flowspec/version"
@@ -59,9 +65,20 @@ public struct SiteServer: Sendable {
             group.addTask {
                 var last = first
                 var recorded = firstSeen
+                let events = FolderWatch()
+                var eventsSeeAll = events?.watch(watchedPaths(descriptions: Self.named(first))) ?? false
+                // Compared once without an event first: a change between the first build and
+                // the watches would otherwise wait for the next full check.
+                var quiet = Self.fullCheckEvery
                 while !Task.isCancelled {
                     try await Task.sleep(for: pollInterval)
+                    if eventsSeeAll, events?.changed() == false, quiet < Self.fullCheckEvery {
+                        quiet += 1
+                        continue
+                    }
+                    quiet = 0
                     let current = watch(descriptions: Self.named(last))
+                    if let events { eventsSeeAll = events.watch(watchedPaths(descriptions: Self.named(last))) }
                     guard current != recorded else { continue }
                     // The build reads the specs as this poll saw them: a change after it differs
                     // from what is recorded here, so the next poll rebuilds again.
@@ -112,6 +129,15 @@ public struct SiteServer: Sendable {
     /// project's provider profiles.
     static func named(_ report: SiteBuildReport?) -> [String] {
         (report?.descriptions ?? []) + (report?.providerProfiles ?? [])
+    }
+
+    /// What the events must cover: the spec inputs, the configuration's folder, its theme and
+    /// assets, the descriptions and profiles the last build read (not the output folder).
+    func watchedPaths(descriptions: [String]) -> [String] {
+        let config = options.configPath ?? "site/site.yml"
+        let siteDirectory = (config as NSString).deletingLastPathComponent
+        let site = siteDirectory.isEmpty ? "." : siteDirectory
+        return SiteBuilder.specInputs(options) + [config, site + "/theme", site + "/assets"] + descriptions
     }
 
     func watch(descriptions: [String]) -> Watched {

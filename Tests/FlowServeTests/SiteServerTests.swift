@@ -105,3 +105,60 @@ struct SiteServerWatchTests {
         #expect(server.watch(descriptions: [description]) != before, "a change to a named description is seen")
     }
 }
+
+/// The kernel's file events tell serve when to compare stamps: every input the build reads
+/// raises one, the output folder raises none, and nothing is reported while nothing changes.
+@Suite("Site preview server: file events")
+struct FolderWatchTests {
+    @Test func everyInputRaisesAnEventAndTheOutputNone() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-serve-events-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for folder in ["flows/deep", "site/_build/flows", "api"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
+        }
+        func write(_ path: String, _ text: String = "x") throws { try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + path)) }
+        try write("site/site.yml", "title: T\nflows: [\(root)/flows]\n")
+        try write("flows/deep/a.md")
+        try write("api/api.yaml")
+        let server = SiteServer(options: SiteBuildOptions(outputDirectory: root + "/site/_build", configPath: root + "/site/site.yml"))
+        let watch = try #require(FolderWatch())
+        let paths = server.watchedPaths(descriptions: [root + "/api/api.yaml"])
+        #expect(watch.watch(paths))
+        #expect(!watch.changed(), "nothing happened yet")
+
+        try write("site/_build/flows/a.html")
+        try write("site/_build/index.html")
+        #expect(!watch.changed(), "the output folder is not watched")
+
+        try write("flows/deep/a.md", "edited")
+        #expect(watch.changed(), "a spec in a subfolder")
+        #expect(!watch.changed(), "the events were drained")
+
+        try write("api/api.yaml", "openapi: 3.1.0")
+        #expect(watch.changed(), "a named description")
+
+        try write("site/site.yml", "title: U\nflows: [\(root)/flows]\n")
+        #expect(watch.changed(), "the configuration")
+
+        // A folder made after the watch: its creation is an event, and once watched, so is a
+        // file inside it.
+        try FileManager.default.createDirectory(atPath: root + "/flows/new", withIntermediateDirectories: true)
+        #expect(watch.changed(), "a new subfolder")
+        #expect(watch.watch(paths))
+        try write("flows/new/b.md")
+        #expect(watch.changed(), "a spec in the new subfolder")
+
+        // The theme folder did not exist: its creation is seen through site/, then its files.
+        try FileManager.default.createDirectory(atPath: root + "/site/theme/templates", withIntermediateDirectories: true)
+        #expect(watch.changed(), "a theme folder made")
+        #expect(watch.watch(paths))
+        try write("site/theme/templates/page.mustache")
+        #expect(watch.changed(), "a theme override")
+
+        // Saved by renaming a temporary over the file, as editors do.
+        try write("flows/deep/.a.md.swp")
+        _ = watch.changed()
+        #expect(rename(root + "/flows/deep/.a.md.swp", root + "/flows/deep/a.md") == 0)
+        #expect(watch.changed(), "a rename over a spec")
+    }
+}
