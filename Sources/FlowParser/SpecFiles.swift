@@ -47,29 +47,25 @@ public enum SpecFiles {
     /// file: listing 10 000 specs must cost milliseconds). Hidden entries, `_build` and
     /// `node_modules` are skipped; symbolic links to folders are not followed.
     private static func collectSpecs(in directory: String, into found: inout [String], unreadable: inout [(path: String, reason: String)]) {
-        guard let dir = opendir(directory) else {
-            unreadable.append((directory, String(cString: strerror(errno))))
-            return
-        }
-        defer { closedir(dir) }
         var subdirectories: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name.hasPrefix(".") || name == "_build" || name == "node_modules" { continue }
+        let opened = DirectoryEntries.forEach(in: directory) { name, kind in
+            if name.hasPrefix(".") || name == "_build" || name == "node_modules" { return }
             let child = directory + "/" + name
-            var type = entry.pointee.d_type
-            if type == UInt8(DT_UNKNOWN) {
+            var isDirectory = kind == .directory
+            if kind == .unknown {
                 var info = stat()
-                guard lstat(child, &info) == 0 else { continue }
-                type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : UInt8(DT_REG)
+                guard lstat(child, &info) == 0 else { return }
+                isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
             }
-            if type == UInt8(DT_DIR) {
+            if isDirectory {
                 subdirectories.append(child)
             } else if name.hasSuffix(".md") {
                 found.append(child)
             }
+        }
+        guard opened else {
+            unreadable.append((directory, String(cString: strerror(errno))))
+            return
         }
         for subdirectory in subdirectories { collectSpecs(in: subdirectory, into: &found, unreadable: &unreadable) }
     }

@@ -149,15 +149,8 @@ enum FileSystem {
 
     /// Names in a folder (not recursive, hidden ones included); empty when it cannot be listed.
     static func names(in directory: String) -> Set<String> {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
         var names = Set<String>()
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            if name != ".", name != ".." { names.insert(name) }
-        }
+        DirectoryEntries.forEach(in: directory) { name, _ in names.insert(name) }
         return names
     }
 
@@ -166,16 +159,11 @@ enum FileSystem {
         var result: [String] = []
         func walk(_ relative: String) throws {
             let path = relative.isEmpty ? directory : directory + "/" + relative
-            guard let dir = opendir(path) else { throw Error(description: "cannot list \(path): \(String(cString: strerror(errno)))") }
-            defer { closedir(dir) }
             var entries: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-                }
-                if name.hasPrefix(".") { continue }
-                entries.append(name)
+            let opened = DirectoryEntries.forEach(in: path) { name, _ in
+                if !name.hasPrefix(".") { entries.append(name) }
             }
+            guard opened else { throw Error(description: "cannot list \(path): \(String(cString: strerror(errno)))") }
             for name in entries.sorted() {
                 let child = relative.isEmpty ? name : relative + "/" + name
                 if isDirectory(directory + "/" + child) {
@@ -194,17 +182,9 @@ enum FileSystem {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            if let dir = opendir(path) {
-                var names: [String] = []
-                while let entry = readdir(dir) {
-                    let name = withUnsafePointer(to: entry.pointee.d_name) {
-                        $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-                    }
-                    if name != "." && name != ".." { names.append(name) }
-                }
-                closedir(dir)
-                for name in names { removeTree(path + "/" + name) }
-            }
+            var names: [String] = []
+            DirectoryEntries.forEach(in: path) { name, _ in names.append(name) }
+            for name in names { removeTree(path + "/" + name) }
             rmdir(path)
         } else {
             unlink(path)
