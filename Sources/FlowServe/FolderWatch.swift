@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -34,12 +35,7 @@ final class FolderWatch: Sendable {
         for path in paths {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-                all.insert(path)
-                if let enumerator = FileManager.default.enumerator(atPath: path) {
-                    while let relative = enumerator.nextObject() as? String {
-                        if (enumerator.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { all.insert(path + "/" + relative) }
-                    }
-                }
+                Self.folders(under: path, into: &all)
             } else {
                 let parent = (path as NSString).deletingLastPathComponent
                 // A missing file or folder is watched through the nearest folder that exists,
@@ -62,6 +58,23 @@ final class FolderWatch: Sendable {
         #else
         return false
         #endif
+    }
+
+    /// `root` and the folders under it, as the spec listing walks them (hidden folders, `_build`
+    /// and `node_modules` skipped, links to folders not followed), one readdir per folder.
+    private static func folders(under root: String, into all: inout Set<String>) {
+        all.insert(root)
+        var subfolders: [String] = []
+        DirectoryEntries.forEach(in: root) { name, kind in
+            guard !name.hasPrefix("."), name != "_build", name != "node_modules" else { return }
+            var isFolder = kind == .directory
+            if kind == .unknown {
+                var info = stat()
+                isFolder = lstat(root + "/" + name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            }
+            if isFolder { subfolders.append(root + "/" + name) }
+        }
+        for folder in subfolders { folders(under: folder, into: &all) }
     }
 
     /// Whether any event arrived since the last call (the queue is drained). A queue overflow

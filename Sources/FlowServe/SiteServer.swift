@@ -67,18 +67,21 @@ public struct SiteServer: Sendable {
                 var recorded = firstSeen
                 let events = FolderWatch()
                 var eventsSeeAll = events?.watch(watchedPaths(descriptions: Self.named(first))) ?? false
-                // Compared once without an event first: a change between the first build and
+                // The first poll compares without an event: a change between the first build and
                 // the watches would otherwise wait for the next full check.
-                var quiet = Self.fullCheckEvery
+                var polls = Self.fullCheckEvery - 1
                 while !Task.isCancelled {
                     try await Task.sleep(for: pollInterval)
-                    if eventsSeeAll, events?.changed() == false, quiet < Self.fullCheckEvery {
-                        quiet += 1
-                        continue
-                    }
-                    quiet = 0
+                    polls += 1
+                    let evented = events?.changed() ?? false
+                    let due = polls % Self.fullCheckEvery == 0
+                    if eventsSeeAll, !evented, !due { continue }
                     let current = watch(descriptions: Self.named(last))
-                    if let events { eventsSeeAll = events.watch(watchedPaths(descriptions: Self.named(last))) }
+                    // New folders (and a watch the kernel refused before) are watched after an
+                    // event, or at a full check while events do not cover everything.
+                    if let events, evented || (due && !eventsSeeAll) {
+                        eventsSeeAll = events.watch(watchedPaths(descriptions: Self.named(last)))
+                    }
                     guard current != recorded else { continue }
                     // The build reads the specs as this poll saw them: a change after it differs
                     // from what is recorded here, so the next poll rebuilds again.
