@@ -10,9 +10,11 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Preview the documentation site, rebuilding on change.",
         discussion: """
         Builds the site like `flowspec build`, serves it on http://127.0.0.1:8000/ and watches \
-        the specs, site.yml and site/theme/: after each change the site is rebuilt (incrementally) \
-        and open pages reload themselves. Lint errors are printed and the previous site stays \
-        served until they are fixed. Ctrl-C stops.
+        the specs, site.yml, site/theme/, site/assets/ and the OpenAPI descriptions the flows \
+        name: after each change the site is rebuilt (incrementally, in place) and open pages \
+        reload themselves. Changes are seen within half a second (file events on Linux; on a \
+        network share within 5 s). Lint errors are printed and the previous site stays served \
+        until they are fixed. Ctrl-C stops.
 
         Examples:
           flowspec serve                       flows/ on http://127.0.0.1:8000/
