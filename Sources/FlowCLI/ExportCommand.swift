@@ -65,7 +65,7 @@ struct ExportCommand: ParsableCommand {
         if let out {
             for flow in flows {
                 let text = format == .json ? try JSONExporter.export([flow], generator: "flowspec \(FlowspecVersion.current)") : render(flow)
-                try AtomicFile.write(text, to: (out as NSString).appendingPathComponent("\(flow.id).\(format.fileExtension)"))
+                try AtomicFileWriter.write(text, to: (out as NSString).appendingPathComponent("\(flow.id).\(format.fileExtension)"))
             }
             Terminal.write("wrote \(flows.count) file(s) to \(out)\n")
             return
@@ -104,8 +104,8 @@ struct ExportCommand: ParsableCommand {
         let arazzoText = try ArazzoExporter.encode(document, json: json)
         let openAPIText = try ArazzoExporter.encode(OpenAPIDescription(flows: flows, title: document.info.title), json: json)
         if let out {
-            try AtomicFile.write(arazzoText, to: (out as NSString).appendingPathComponent("\(name).arazzo.\(ext)"))
-            try AtomicFile.write(openAPIText, to: (out as NSString).appendingPathComponent(openAPIFile))
+            try AtomicFileWriter.write(arazzoText, to: (out as NSString).appendingPathComponent("\(name).arazzo.\(ext)"))
+            try AtomicFileWriter.write(openAPIText, to: (out as NSString).appendingPathComponent(openAPIFile))
             Terminal.write("wrote \(name).arazzo.\(ext) and \(openAPIFile) to \(out)\n")
         } else if format == .openapi || format == .openapiJSON {
             Terminal.write(openAPIText)

@@ -106,7 +106,7 @@ struct ImportCommand: ParsableCommand {
                 Terminal.writeError("import: \(path) exists; pass --force to overwrite\n")
                 throw ExitCode(CommandExit.badInput)
             }
-            try AtomicFile.write(text, to: path)
+            try AtomicFileWriter.write(text, to: path)
             Terminal.writeError("wrote \(path)\n")
         } else {
             Terminal.write(text)

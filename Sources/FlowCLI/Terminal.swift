@@ -28,21 +28,3 @@ import ArgumentParser
 enum ColorMode: String, ExpressibleByArgument, CaseIterable {
     case auto, always, never
 }
-
-/// Writes a file atomically: a temporary file beside it, then a rename.
-enum AtomicFile {
-    static func write(_ text: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
-        try Data(text.utf8).write(to: temporary)
-        // rename(2) replaces an existing file atomically (FileManager.replaceItemAt failed on
-        // Linux when the target existed: "The file doesn't exist").
-        guard rename(temporary.path, url.path) == 0 else {
-            let code = errno
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)])
-        }
-    }
-}

@@ -73,6 +73,13 @@ public final class AtomicFileWriter: TextSink {
         if buffer.count >= Self.chunk { try flush() }
     }
 
+    /// Writes `text` to `path` whole or not at all.
+    public static func write(_ text: String, to path: String) throws(FileWriteError) {
+        let file = try AtomicFileWriter(path: path)
+        try file.write(text)
+        try file.commit()
+    }
+
     /// Writes what is buffered and renames the file over the target.
     public func commit() throws(FileWriteError) {
         try flush()
