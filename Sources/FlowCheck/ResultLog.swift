@@ -55,7 +55,11 @@ final class ResultLog: Sendable {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         var template = Array((base + "flowspec-results-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if descriptor >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        if descriptor >= 0 {
+            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            // Not inherited by the processes a run starts (a background `rm -rf`, a backend).
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        }
         state = Locked(State(descriptor: descriptor))
     }
 
