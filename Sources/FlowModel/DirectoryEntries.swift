@@ -12,7 +12,20 @@ import Darwin
 /// `serve` at 2 000 specs crashed in its poll with "Bad pointer dereference" — so the name is
 /// read through a pointer to the field, up to its terminating zero, and nothing else is loaded.
 public enum DirectoryEntries {
+    /// What an entry is. File systems that do not say in the entry (`DT_UNKNOWN`) are asked
+    /// with `lstat`; `unknown` is an entry that vanished in between.
     public enum Kind: Sendable { case directory, file, link, other, unknown }
+
+    private static func kind(of path: String) -> Kind {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .unknown }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .directory
+        case S_IFREG: return .file
+        case S_IFLNK: return .link
+        default: return .other
+        }
+    }
 
     /// Calls `body` with each entry's name and kind (`.` and `..` left out); false when the
     /// folder cannot be opened (`errno` says why).
@@ -31,7 +44,7 @@ public enum DirectoryEntries {
             case Int32(DT_DIR): kind = .directory
             case Int32(DT_REG): kind = .file
             case Int32(DT_LNK): kind = .link
-            case Int32(DT_UNKNOWN): kind = .unknown
+            case Int32(DT_UNKNOWN): kind = Self.kind(of: directory + "/" + name)
             default: kind = .other
             }
             try body(name, kind)

@@ -43,24 +43,22 @@ public enum SpecFiles {
         return files.filter { seen.insert($0).inserted }
     }
 
+    /// Entries a spec listing never enters: hidden ones, `_build` and `node_modules`.
+    public static func skips(_ name: String) -> Bool {
+        name.hasPrefix(".") || name == "_build" || name == "node_modules"
+    }
+
     /// `*.md` files under a folder, found with readdir and the entry types it reports (no stat per
     /// file: listing 10 000 specs must cost milliseconds). Hidden entries, `_build` and
     /// `node_modules` are skipped; symbolic links to folders are not followed.
     private static func collectSpecs(in directory: String, into found: inout [String], unreadable: inout [(path: String, reason: String)]) {
         var subdirectories: [String] = []
         let opened = DirectoryEntries.forEach(in: directory) { name, kind in
-            if name.hasPrefix(".") || name == "_build" || name == "node_modules" { return }
-            let child = directory + "/" + name
-            var isDirectory = kind == .directory
-            if kind == .unknown {
-                var info = stat()
-                guard lstat(child, &info) == 0 else { return }
-                isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
-            }
-            if isDirectory {
-                subdirectories.append(child)
-            } else if name.hasSuffix(".md") {
-                found.append(child)
+            if skips(name) { return }
+            if kind == .directory {
+                subdirectories.append(directory + "/" + name)
+            } else if kind != .unknown, name.hasSuffix(".md") {
+                found.append(directory + "/" + name)
             }
         }
         guard opened else {

@@ -1,4 +1,5 @@
 import FlowModel
+import FlowParser
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -66,13 +67,7 @@ final class FolderWatch: Sendable {
         all.insert(root)
         var subfolders: [String] = []
         DirectoryEntries.forEach(in: root) { name, kind in
-            guard !name.hasPrefix("."), name != "_build", name != "node_modules" else { return }
-            var isFolder = kind == .directory
-            if kind == .unknown {
-                var info = stat()
-                isFolder = lstat(root + "/" + name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-            }
-            if isFolder { subfolders.append(root + "/" + name) }
+            if kind == .directory, !SpecFiles.skips(name) { subfolders.append(root + "/" + name) }
         }
         for folder in subfolders { folders(under: folder, into: &all) }
     }
