@@ -282,7 +282,7 @@ extension JSONNode {
 
     /// `text` as a JSON string literal appended to `out`: the writer behind `quote`,
     /// `jsonBytes()` and `description`. Backspace and form feed take their short escapes.
-    static func appendQuoted(_ text: String, scriptSafe: Bool, to out: inout [UInt8]) {
+    package static func appendQuoted(_ text: String, scriptSafe: Bool, to out: inout [UInt8]) {
         let plain = text.utf8.allSatisfy {
             $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && (!scriptSafe || ($0 != 0x3C && $0 != 0x3E && $0 != 0x26 && $0 != 0xE2))
         }

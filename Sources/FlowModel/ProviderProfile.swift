@@ -112,7 +112,10 @@ public struct ProviderProfile: Hashable, Sendable, Codable {
         copy.endpoints = Endpoints(
             discovery: fill(endpoints.discovery), authorization: fill(endpoints.authorization), token: fill(endpoints.token),
             jwks: fill(endpoints.jwks), revocation: endpoints.revocation.map(fill), userinfo: endpoints.userinfo.map(fill))
-        copy.defaults = values.filter { name, _ in templateVariables.contains(name) }
+        // The names are computed once: as a computed property read per entry, they were most
+        // of a page's token-rules cost.
+        let names = Set(templateVariables)
+        copy.defaults = values.filter { name, _ in names.contains(name) }
         return copy
     }
 

@@ -4,33 +4,57 @@ import FlowModel
 enum HTML {
     /// Escapes `& < > " '`. Fast path: returns the string untouched when nothing needs escaping.
     static func escape(_ text: String) -> String {
-        // Bidi overrides and invisible characters show as marks (`⟦U+202E⟧`), as in templates.
-        let text = text.utf8.contains(where: { $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF || ($0 < 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D) })
-            ? TerminalText.marked(text) : text
-        var needs = false
-        for byte in text.utf8 where byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27 {
-            needs = true
-            break
-        }
-        guard needs else { return text }
+        guard text.utf8.contains(where: mayChange) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 16)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x26: out.append(contentsOf: "&amp;".utf8)
-            case 0x3C: out.append(contentsOf: "&lt;".utf8)
-            case 0x3E: out.append(contentsOf: "&gt;".utf8)
-            case 0x22: out.append(contentsOf: "&quot;".utf8)
-            case 0x27: out.append(contentsOf: "&#39;".utf8)
-            default: out.append(byte)
-            }
-        }
+        appendEscaped(text, to: &out)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Bytes `appendEscaped` may not copy as they are: the five escaped characters, and the lead
+    /// bytes of an invisible character or a control character, which become visible marks.
+    private static func mayChange(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x26, 0x3C, 0x3E, 0x22, 0x27, 0xC2, 0xE2, 0xEF: true
+        case 0..<0x20: byte != 0x0A && byte != 0x09 && byte != 0x0D
+        default: false
+        }
+    }
+
+    /// Escapes `& < > " '` (as `&amp; &lt; &gt; &quot; &#39;`) while copying UTF-8 bytes.
+    static func appendEscaped(_ text: String, to out: inout [UInt8]) {
+        // Bidi overrides, zero-width and control characters become visible marks first
+        // (lead bytes C2 / E2 / EF or a C0 byte can start one; everything else is the fast path).
+        var text = text.utf8.contains(where: { $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF || ($0 < 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D) })
+            ? TerminalText.marked(text) : text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let replacement: StaticString
+                switch bytes[index] {
+                case 0x26: replacement = "&amp;"
+                case 0x3C: replacement = "&lt;"
+                case 0x3E: replacement = "&gt;"
+                case 0x22: replacement = "&quot;"
+                case 0x27: replacement = "&#39;"
+                default: continue
+                }
+                if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                replacement.withUTF8Buffer { out.append(contentsOf: $0) }
+                runStart = index + 1
+            }
+            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+        }
     }
 
     /// A fragment identifier made of `[a-z0-9-]`, from any heading text (Vietnamese and Turkish
     /// letters are folded to ASCII where that is obvious, other letters are kept out).
     static func slug(_ text: String) -> String {
+        text.utf8.allSatisfy({ $0 < 0x80 }) ? asciiSlug(text) : unicodeSlug(text)
+    }
+
+    /// `slug` for any text: lowercased, decomposed, folded scalar by scalar.
+    static func unicodeSlug(_ text: String) -> String {
         var out = ""
         var lastDash = true
         for scalar in text.lowercased().unicodeScalars {
@@ -45,6 +69,28 @@ enum HTML {
         }
         while out.hasSuffix("-") { out.removeLast() }
         return out.isEmpty ? "section" : out
+    }
+
+    /// `slug` for ASCII text (most ids and headings), on bytes: the same result without
+    /// lowercasing and decomposing a String.
+    static func asciiSlug(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var lastDash = true
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                out.append(byte)
+                lastDash = false
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                out.append(byte + 0x20)
+                lastDash = false
+            default:
+                if !lastDash { out.append(UInt8(ascii: "-")); lastDash = true }
+            }
+        }
+        while out.last == UInt8(ascii: "-") { out.removeLast() }
+        return out.isEmpty ? "section" : String(decoding: out, as: UTF8.self)
     }
 
     private static func fold(_ scalar: Unicode.Scalar) -> Character? {

@@ -74,10 +74,18 @@ extension PageRenderer {
     func searchEntries(_ flow: Flow) -> String {
         let base = "flows/" + flow.id + ".html"
         let flowTitle = plain(flow.title)
-        var entries: [String] = []
+        // One buffer for every entry: fields are marked and quoted straight into it.
+        var out: [UInt8] = []
+        out.reserveCapacity(8 * 1024)
         func entry(_ href: String, _ title: String, _ context: String, _ text: String) {
-            // The search shows what the page shows: invisible characters as marks.
-            entries.append("[" + [href, title, context, Self.clip(text, limit: Self.searchTextLimit), flow.lang].map { JSONText.string(TerminalText.marked($0)) }.joined(separator: ",") + "]")
+            if !out.isEmpty { out.append(UInt8(ascii: ",")); out.append(UInt8(ascii: "\n")) }
+            out.append(UInt8(ascii: "["))
+            for (index, field) in [href, title, context, Self.clip(text, limit: Self.searchTextLimit), flow.lang].enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                // The search shows what the page shows: invisible characters as marks.
+                JSONNode.appendQuoted(TerminalText.marked(field), scriptSafe: true, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         }
         entry(base, flowTitle, "", (flow.summary.map(plain) ?? "") + " " + flow.tags.joined(separator: " "))
         var anchors = SectionAnchors(flow: flow)
@@ -101,7 +109,7 @@ extension PageRenderer {
             let text = plain(section.heading)
             entry(base + "#" + anchors.anchor(for: text), text, flowTitle, MarkdownRenderer.plainText(section.body))
         }
-        return entries.joined(separator: ",\n")
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Search entries keep their whole text (the search page shows a snippet around the match);
@@ -134,7 +142,7 @@ extension PageRenderer {
                     if !lastSpace { out.append(0x20); count += 1 }
                     lastSpace = true
                 } else {
-                    out.append(contentsOf: bytes[index..<end])
+                    if length == 1 { out.append(lead) } else { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end])) }
                     count += 1
                     lastSpace = false
                 }

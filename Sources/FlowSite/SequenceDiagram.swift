@@ -110,7 +110,7 @@ struct SequenceDiagram {
                 svg.close("g")
             }
         }
-        svg.raw(body.output)
+        svg.raw(body)
         svg.close("svg")
         return Drawing(svg: svg.output, width: width, height: height, participants: participants.ids.count)
     }
@@ -299,7 +299,7 @@ struct SequenceDiagram {
         body.element("rect", ["class": "frame", "x": String(left), "y": String(top), "width": String(frameWidth), "height": String(bottom - top), "rx": "3"])
         body.element("path", ["class": "frame-tab", "d": "M\(left),\(top)h34v12l-6,6h-28z"])
         body.element("text", ["class": "frame-kw", "x": String(left + 6), "y": String(top + 13)], text: "alt")
-        body.raw(sections.output)
+        body.raw(sections)
         body.close("g")
         return bottom + 14
     }

@@ -151,11 +151,11 @@ struct TemplateLibrary: Sendable {
             guard let value = lookup(path, state.stack) else { return }
             switch value {
             case .string(let text):
-                if escaped { Self.appendEscaped(text, to: &out) } else { out.append(contentsOf: text.utf8) }
+                if escaped { HTML.appendEscaped(text, to: &out) } else { out.append(contentsOf: text.utf8) }
             case .bool(let flag):
                 out.append(contentsOf: (flag ? "true" : "false").utf8)
             case .bytes(let bytes):
-                if escaped { Self.appendEscaped(String(decoding: bytes, as: UTF8.self), to: &out) } else { out.append(contentsOf: bytes) }
+                if escaped { HTML.appendEscaped(String(decoding: bytes, as: UTF8.self), to: &out) } else { out.append(contentsOf: bytes) }
             case .list, .object, .table:
                 break
             }
@@ -235,31 +235,5 @@ struct TemplateLibrary: Sendable {
             value = child
         }
         return value
-    }
-
-    /// Escapes `& < > " '` (as `&amp; &lt; &gt; &quot; &#39;`) while copying UTF-8 bytes.
-    static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        // Bidi overrides, zero-width and control characters become visible marks first
-        // (lead bytes C2 / E2 / EF or a C0 byte can start one; everything else is the fast path).
-        var text = text.utf8.contains(where: { $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF || ($0 < 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D) })
-            ? TerminalText.marked(text) : text
-        text.withUTF8 { bytes in
-            var runStart = 0
-            for index in 0..<bytes.count {
-                let replacement: StaticString
-                switch bytes[index] {
-                case 0x26: replacement = "&amp;"
-                case 0x3C: replacement = "&lt;"
-                case 0x3E: replacement = "&gt;"
-                case 0x22: replacement = "&quot;"
-                case 0x27: replacement = "&#39;"
-                default: continue
-                }
-                if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-                replacement.withUTF8Buffer { out.append(contentsOf: $0) }
-                runStart = index + 1
-            }
-            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
-        }
     }
 }

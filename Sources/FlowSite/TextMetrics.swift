@@ -46,7 +46,7 @@ enum TextMetrics {
     /// one ending in `…` when text was cut. A single word wider than the limit is cut as well.
     /// Each word is measured once; a line's width is the sum of its words and spaces.
     static func wrap(_ text: String, maxWidth: Int, size: Double = 13, maxLines: Int = 3) -> [String] {
-        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
+        let words = self.words(text)
         let space = advance(" ")
         var lines: [String] = []
         var current = ""
@@ -88,6 +88,41 @@ enum TextMetrics {
         return lines.isEmpty ? [""] : lines
     }
 
+    /// `text` split into words at spaces, newlines and tabs (as Characters: a space followed by a
+    /// combining mark is one Character, not a separator).
+    static func words(_ text: String) -> [String] {
+        byteSplitWords(text) ?? text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
+    }
+
+    /// `words` on UTF-8 bytes, when that gives the same split as Characters: every separator has
+    /// an ASCII byte (or the end) on both sides and there is no carriage return. Two ASCII
+    /// scalars other than CR LF always fall in different Characters, so no separator can be part
+    /// of a larger Character then. Nil otherwise (a combining mark after a space, say).
+    static func byteSplitWords(_ text: String) -> [String]? {
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            var words: [String] = []
+            var start = -1
+            for index in 0..<bytes.count {
+                switch bytes[index] {
+                case 0x0D:
+                    return nil
+                case 0x20, 0x0A, 0x09:
+                    if index > 0, bytes[index - 1] >= 0x80 { return nil }
+                    if index + 1 < bytes.count, bytes[index + 1] >= 0x80 { return nil }
+                    if start >= 0 {
+                        words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                        start = -1
+                    }
+                default:
+                    if start < 0 { start = index }
+                }
+            }
+            if start >= 0 { words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)) }
+            return words
+        }
+    }
+
     /// `text` shortened with `…` to fit `maxWidth`.
     static func cut(_ text: String, toFit maxWidth: Int, size: Double = 13) -> String {
         let total = units(text)
@@ -108,38 +143,54 @@ enum TextMetrics {
 /// Tiny helper to assemble SVG markup. Text content and attribute values are escaped here; the
 /// element names and attribute names are constants in the diagram code.
 struct SVGWriter {
-    private(set) var output = ""
+    /// The markup so far, as UTF-8 bytes (appending bytes costs a fraction of appending Strings,
+    /// and a page has thousands of attributes).
+    private(set) var bytes: [UInt8] = []
 
-    init() { output.reserveCapacity(16_384) }
+    var output: String { String(decoding: bytes, as: UTF8.self) }
 
-    mutating func raw(_ markup: String) { output += markup }
+    init() { bytes.reserveCapacity(16_384) }
+
+    mutating func raw(_ markup: String) { bytes.append(contentsOf: markup.utf8) }
+
+    mutating func raw(_ other: SVGWriter) { bytes.append(contentsOf: other.bytes) }
 
     mutating func open(_ name: String, _ attributes: KeyValuePairs<String, String> = [:]) {
-        output += "<" + name
+        bytes.append(UInt8(ascii: "<"))
+        bytes.append(contentsOf: name.utf8)
         appendAttributes(attributes)
-        output += ">"
+        bytes.append(UInt8(ascii: ">"))
     }
 
     private mutating func appendAttributes(_ attributes: KeyValuePairs<String, String>) {
         for (key, value) in attributes {
-            output += " "
-            output += key
-            output += "=\""
-            output += HTML.escape(value)
-            output += "\""
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: key.utf8)
+            bytes.append(UInt8(ascii: "="))
+            bytes.append(UInt8(ascii: "\""))
+            HTML.appendEscaped(value, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
         }
     }
 
-    mutating func close(_ name: String) { output += "</\(name)>" }
+    mutating func close(_ name: String) {
+        bytes.append(UInt8(ascii: "<"))
+        bytes.append(UInt8(ascii: "/"))
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(UInt8(ascii: ">"))
+    }
 
     mutating func element(_ name: String, _ attributes: KeyValuePairs<String, String>, text: String? = nil) {
-        output += "<"
-        output += name
+        bytes.append(UInt8(ascii: "<"))
+        bytes.append(contentsOf: name.utf8)
         appendAttributes(attributes)
         if let text {
-            output += ">" + HTML.escape(text) + "</\(name)>"
+            bytes.append(UInt8(ascii: ">"))
+            HTML.appendEscaped(text, to: &bytes)
+            close(name)
         } else {
-            output += "/>"
+            bytes.append(UInt8(ascii: "/"))
+            bytes.append(UInt8(ascii: ">"))
         }
     }
 
@@ -147,14 +198,12 @@ struct SVGWriter {
     /// boxes of consecutive lines do not touch even with Vietnamese stacked diacritics), first
     /// baseline at `y`.
     mutating func text(_ lines: [String], x: Int, y: Int, lineHeight: Int = 17, className: String, anchor: String = "middle") {
-        output += "<text class=\"\(className)\" x=\"\(x)\" y=\"\(y)\" text-anchor=\"\(anchor)\">"
+        raw("<text class=\"\(className)\" x=\"\(x)\" y=\"\(y)\" text-anchor=\"\(anchor)\">")
         for (index, line) in lines.enumerated() {
-            if index == 0 {
-                output += "<tspan x=\"\(x)\">" + HTML.escape(line) + "</tspan>"
-            } else {
-                output += "<tspan x=\"\(x)\" dy=\"\(lineHeight)\">" + HTML.escape(line) + "</tspan>"
-            }
+            raw(index == 0 ? "<tspan x=\"\(x)\">" : "<tspan x=\"\(x)\" dy=\"\(lineHeight)\">")
+            HTML.appendEscaped(line, to: &bytes)
+            raw("</tspan>")
         }
-        output += "</text>"
+        raw("</text>")
     }
 }

@@ -131,7 +131,7 @@ struct TemplateEngineTests {
 
     @Test func escapingIsByteExactForEveryScript() {
         var out: [UInt8] = []
-        TemplateLibrary.appendEscaped("Bước <12> & \"Güle\" 'ş' 🍎", to: &out)
+        HTML.appendEscaped("Bước <12> & \"Güle\" 'ş' 🍎", to: &out)
         #expect(String(decoding: out, as: UTF8.self) == "Bước &lt;12&gt; &amp; &quot;Güle&quot; &#39;ş&#39; 🍎")
     }
 }
