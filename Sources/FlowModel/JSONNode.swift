@@ -283,44 +283,47 @@ extension JSONNode {
     /// `text` as a JSON string literal appended to `out`: the writer behind `quote`,
     /// `jsonBytes()` and `description`. Backspace and form feed take their short escapes.
     package static func appendQuoted(_ text: String, scriptSafe: Bool, to out: inout [UInt8]) {
-        let plain = text.utf8.allSatisfy {
-            $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && (!scriptSafe || ($0 != 0x3C && $0 != 0x3E && $0 != 0x26 && $0 != 0xE2))
-        }
+        var text = text
         out.append(0x22)
-        if plain {
-            out.append(contentsOf: text.utf8)
-            out.append(0x22)
-            return
-        }
-        out.reserveCapacity(out.count + text.utf8.count + 16)
-        let bytes = Array(text.utf8)
-        var index = 0
-        func escape(_ literal: StaticString) { literal.withUTF8Buffer { out.append(contentsOf: $0) } }
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case 0x22: escape("\\\"")
-            case 0x5C: escape("\\\\")
-            case 0x0A: escape("\\n")
-            case 0x0D: escape("\\r")
-            case 0x09: escape("\\t")
-            case 0x08: escape("\\b")
-            case 0x0C: escape("\\f")
-            case 0x3C where scriptSafe: escape("\\u003c")
-            case 0x3E where scriptSafe: escape("\\u003e")
-            case 0x26 where scriptSafe: escape("\\u0026")
-            case 0xE2 where scriptSafe && index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
-                escape(bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029")
-                index += 2
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                escape("\\u00")
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            default:
-                out.append(byte)
+        text.withUTF8 { bytes in
+            // One pass: runs of bytes that need no escape are copied whole.
+            var runStart = 0
+            var index = 0
+            func escape(_ literal: StaticString, skipping count: Int = 1) {
+                if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                literal.withUTF8Buffer { out.append(contentsOf: $0) }
+                index += count
+                runStart = index
             }
-            index += 1
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case 0x22: escape("\\\"")
+                case 0x5C: escape("\\\\")
+                case 0x0A: escape("\\n")
+                case 0x0D: escape("\\r")
+                case 0x09: escape("\\t")
+                case 0x08: escape("\\b")
+                case 0x0C: escape("\\f")
+                case 0x3C where scriptSafe: escape("\\u003c")
+                case 0x3E where scriptSafe: escape("\\u003e")
+                case 0x26 where scriptSafe: escape("\\u0026")
+                case 0xE2 where scriptSafe && index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                    escape(bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029", skipping: 3)
+                case 0..<0x20:
+                    escape("\\u00", skipping: 0)
+                    let hex: StaticString = "0123456789abcdef"
+                    hex.withUTF8Buffer { digits in
+                        out.append(digits[Int(byte >> 4)])
+                        out.append(digits[Int(byte & 0xF)])
+                    }
+                    index += 1
+                    runStart = index
+                default:
+                    index += 1
+                }
+            }
+            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         }
         out.append(0x22)
     }

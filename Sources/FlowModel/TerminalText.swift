@@ -20,8 +20,8 @@ public enum TerminalText {
     /// visible mark (`⟦U+202E⟧`): for the site, where a bidi override in a title or a tag must
     /// show, not silently reorder what a reviewer reads. Fast path: untouched when clean.
     public static func marked(_ text: String) -> String {
-        // Printable ASCII, newlines and tabs: nothing to mark (most text; no scalar decoding).
-        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) { return text }
+        // No byte that can start a marked scalar: nothing to mark (most text, in any script).
+        if !text.utf8.contains(where: mayStartMark) { return text }
         func kept(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\t" || scalar == "\r" }
         guard text.unicodeScalars.contains(where: { isUnsafe($0) && !kept($0) }) else { return text }
         var out = ""
@@ -33,6 +33,19 @@ public enum TerminalText {
             }
         }
         return out
+    }
+
+    /// Whether a UTF-8 byte can start a scalar `marked` replaces: a C0 control other than tab,
+    /// newline and carriage return, DEL, or the lead byte of a C1 control (C2), of a zero-width,
+    /// bidi or word-joiner character (E2) or of the byte-order mark (EF). Text without such a
+    /// byte is left as it is, whatever its script.
+    @inline(__always)
+    public static func mayStartMark(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x09, 0x0A, 0x0D: false
+        case 0..<0x20, 0x7F, 0xC2, 0xE2, 0xEF: true
+        default: false
+        }
     }
 
     private static func format4(_ value: UInt32) -> String {

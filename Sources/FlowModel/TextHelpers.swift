@@ -57,6 +57,24 @@ extension String {
         return utf8.count - other.utf8.count
     }
 
+    /// Whether `needle`'s UTF-8 bytes occur in this string's (a scalar-exact search: no
+    /// Foundation `range(of:)` and its canonical-equivalence work).
+    public func utf8Contains(_ needle: String) -> Bool {
+        var haystack = self
+        var needle = needle
+        return haystack.withUTF8 { h in
+            needle.withUTF8 { n in
+                guard let nb = n.baseAddress, !n.isEmpty else { return true }
+                guard let hb = h.baseAddress, h.count >= n.count else { return false }
+                let first = n[0]
+                for index in 0...(h.count - n.count) where h[index] == first {
+                    if memcmp(hb + index, nb, n.count) == 0 { return true }
+                }
+                return false
+            }
+        }
+    }
+
     /// `utf8Compare(other) < 0`.
     public func utf8Precedes(_ other: String) -> Bool { utf8Compare(other) < 0 }
 }

@@ -15,9 +15,18 @@ struct CodeBlockContent {
 
     /// Lines of the literal (content line 1 = file line `fenceLine + 1`).
     var lines: [String] {
-        var lines = literal.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = Self.splitLines(literal)
         if lines.last == "" { lines.removeLast() }
         return lines.map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
+    }
+
+    /// `text` split at `\n` Characters. Without a CR LF pair (one Character, never split), that
+    /// is a split at `\n` bytes: a line feed is always a Character of its own otherwise.
+    static func splitLines(_ text: String) -> [String] {
+        guard !text.utf8Contains("\r\n") else {
+            return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+        return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
     /// Location of code-point `column` (1-based) in content line `line` (1-based).

@@ -67,7 +67,7 @@ package struct SourceText: Sendable {
         guard !target.isEmpty, scalars.count >= target.count else { return nil }
         var index = max(from - 1, 0)
         while index + target.count <= scalars.count {
-            if Array(scalars[index..<(index + target.count)]) == target { return index + 1 }
+            if scalars[index..<(index + target.count)].elementsEqual(target) { return index + 1 }
             index += 1
         }
         return nil

@@ -117,7 +117,7 @@ extension FlowBuilder {
         guard start < scalars.count else { return nil }
         let content = String(String.UnicodeScalarView(scalars[start...])).trimmingTrailingWhitespace()
         let arrow: String
-        if content.contains("→") { arrow = "→" } else if content.contains("->") { arrow = "->" } else { return nil }
+        if content.utf8Contains("→") { arrow = "→" } else if content.utf8Contains("->") { arrow = "->" } else { return nil }
         let parts = content.components(separatedByString: arrow)
         guard parts.count == 2 else { return nil }
         let from = parts[0].trimmingCharacters().trimmingBackticks()

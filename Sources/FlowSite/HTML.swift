@@ -4,47 +4,53 @@ import FlowModel
 enum HTML {
     /// Escapes `& < > " '`. Fast path: returns the string untouched when nothing needs escaping.
     static func escape(_ text: String) -> String {
-        guard text.utf8.contains(where: mayChange) else { return text }
+        guard text.utf8.contains(where: { isEscaped($0) || TerminalText.mayStartMark($0) }) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 16)
         appendEscaped(text, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Bytes `appendEscaped` may not copy as they are: the five escaped characters, and the lead
-    /// bytes of an invisible character or a control character, which become visible marks.
-    private static func mayChange(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x26, 0x3C, 0x3E, 0x22, 0x27, 0xC2, 0xE2, 0xEF: true
-        case 0..<0x20: byte != 0x0A && byte != 0x09 && byte != 0x0D
-        default: false
-        }
+    @inline(__always)
+    private static func isEscaped(_ byte: UInt8) -> Bool {
+        byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0x27
     }
 
-    /// Escapes `& < > " '` (as `&amp; &lt; &gt; &quot; &#39;`) while copying UTF-8 bytes.
+    /// Escapes `& < > " '` (as `&amp; &lt; &gt; &quot; &#39;`) while copying UTF-8 bytes. Bidi
+    /// overrides, zero-width and control characters become visible marks first
+    /// (`TerminalText.marked`): one pass over the bytes, a second only when a byte that can start
+    /// a mark is met.
     static func appendEscaped(_ text: String, to out: inout [UInt8]) {
-        // Bidi overrides, zero-width and control characters become visible marks first
-        // (lead bytes C2 / E2 / EF or a C0 byte can start one; everything else is the fast path).
-        var text = text.utf8.contains(where: { $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF || ($0 < 0x20 && $0 != 0x0A && $0 != 0x09 && $0 != 0x0D) })
-            ? TerminalText.marked(text) : text
-        text.withUTF8 { bytes in
-            var runStart = 0
-            for index in 0..<bytes.count {
-                let replacement: StaticString
-                switch bytes[index] {
-                case 0x26: replacement = "&amp;"
-                case 0x3C: replacement = "&lt;"
-                case 0x3E: replacement = "&gt;"
-                case 0x22: replacement = "&quot;"
-                case 0x27: replacement = "&#39;"
-                default: continue
-                }
-                if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-                replacement.withUTF8Buffer { out.append(contentsOf: $0) }
-                runStart = index + 1
+        var text = text
+        let start = out.count
+        let clean = text.withUTF8 { appendEscapedBytes($0, to: &out, stopAtMarks: true) }
+        guard !clean else { return }
+        out.removeSubrange(start...)
+        var marked = TerminalText.marked(text)
+        _ = marked.withUTF8 { appendEscapedBytes($0, to: &out, stopAtMarks: false) }
+    }
+
+    /// False, having written part of `bytes`, when `stopAtMarks` and a byte that can start a
+    /// mark is met.
+    private static func appendEscapedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], stopAtMarks: Bool) -> Bool {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let replacement: StaticString
+            switch bytes[index] {
+            case 0x26: replacement = "&amp;"
+            case 0x3C: replacement = "&lt;"
+            case 0x3E: replacement = "&gt;"
+            case 0x22: replacement = "&quot;"
+            case 0x27: replacement = "&#39;"
+            case let byte where stopAtMarks && TerminalText.mayStartMark(byte): return false
+            default: continue
             }
-            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+            if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+            replacement.withUTF8Buffer { out.append(contentsOf: $0) }
+            runStart = index + 1
         }
+        if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+        return true
     }
 
     /// A fragment identifier made of `[a-z0-9-]`, from any heading text (Vietnamese and Turkish

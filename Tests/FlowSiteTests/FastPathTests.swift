@@ -1,5 +1,6 @@
 import Testing
 @testable import FlowSite
+import FlowModel
 
 /// Byte-level fast paths give exactly what the general code gives, on random text built from
 /// the characters that make each path choose: ASCII and not, separators next to combining
@@ -52,12 +53,32 @@ import Testing
     }
 
     @Test func escapeIsTheByteEscaper() {
-        let alphabet = ["a", "<", ">", "&", "\"", "'", "é", "\u{202E}", "\u{200B}", "\u{7}", "\n", "\t", "\r", "©", "’", "\u{FEFF}", "ş"]
+        let alphabet = ["a", "<", ">", "&", "\"", "'", "é", "\u{202E}", "\u{200B}", "\u{7}", "\u{7F}", "\u{85}", "\n", "\t", "\r", "©", "’", "\u{FEFF}", "ş", "ạ"]
         for text in Self.texts(from: alphabet, count: 4000, seed: 3) {
             var bytes: [UInt8] = []
             HTML.appendEscaped(text, to: &bytes)
             #expect(HTML.escape(text) == String(decoding: bytes, as: UTF8.self), "\(text.debugDescription)")
         }
         #expect(HTML.escape("a\u{202E}<b") == "a⟦U+202E⟧&lt;b")
+        #expect(HTML.escape("a\u{7F}b") == "a⟦U+007F⟧b")
+    }
+
+    /// `marked`'s byte pre-check skips only text with no scalar to mark: the same result as
+    /// marking scalar by scalar.
+    @Test func markingSkipsOnlyCleanText() {
+        let alphabet = ["a", "é", "ş", "ạ", "©", "’", "\u{7}", "\u{7F}", "\u{85}", "\u{9F}", "\u{A0}", "\u{200B}", "\u{200F}", "\u{2010}",
+                        "\u{202A}", "\u{202E}", "\u{2060}", "\u{2066}", "\u{2069}", "\u{FEFF}", "\u{FEFE}", "\n", "\t", "\r", "👍"]
+        for text in Self.texts(from: alphabet, count: 4000, seed: 4) {
+            var reference = ""
+            for scalar in text.unicodeScalars {
+                if TerminalText.isUnsafe(scalar), scalar != "\n", scalar != "\t", scalar != "\r" {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    reference += "⟦U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "⟧"
+                } else {
+                    reference.unicodeScalars.append(scalar)
+                }
+            }
+            #expect(TerminalText.marked(text) == reference, "\(text.debugDescription)")
+        }
     }
 }

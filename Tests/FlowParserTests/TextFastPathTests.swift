@@ -1,0 +1,38 @@
+import Testing
+import FlowModel
+@testable import FlowParser
+
+/// The parser's byte-level text helpers give what the Character-level code they replace gave.
+@Suite struct TextFastPathTests {
+    static func texts(from alphabet: [String], count: Int, seed: UInt64) -> [String] {
+        var state = seed
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        return (0..<count).map { _ in (0..<(next() % 20)).map { _ in alphabet[next() % alphabet.count] }.joined() }
+    }
+
+    @Test func codeLinesSplitAsCharactersDo() {
+        let alphabet = ["a", "é", " ", "\n", "\r", "\r\n", "\u{301}", "\n\u{301}", "{", "👍"]
+        var byteSplits = 0
+        for text in Self.texts(from: alphabet, count: 5000, seed: 7) {
+            let characters = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            #expect(CodeBlockContent.splitLines(text) == characters, "\(text.debugDescription)")
+            if !text.utf8Contains("\r\n") { byteSplits += 1 }
+        }
+        #expect(byteSplits > 1000, "the byte path is exercised")
+    }
+
+    @Test func utf8ContainsIsAScalarSearch() {
+        let alphabet = ["a", "-", ">", "→", "é", "e", "\u{301}", " "]
+        for text in Self.texts(from: alphabet, count: 4000, seed: 8) {
+            for needle in ["→", "->", "é", "e\u{301}", "", "a a"] {
+                let scalars = Array(text.unicodeScalars), target = Array(needle.unicodeScalars)
+                let expected = target.isEmpty || (scalars.count >= target.count
+                    && (0...(scalars.count - target.count)).contains { scalars[$0..<($0 + target.count)].elementsEqual(target) })
+                #expect(text.utf8Contains(needle) == expected, "\(text.debugDescription) \(needle.debugDescription)")
+            }
+        }
+    }
+}
