@@ -21,7 +21,7 @@ public enum TerminalText {
     /// show, not silently reorder what a reviewer reads. Fast path: untouched when clean.
     public static func marked(_ text: String) -> String {
         // No byte that can start a marked scalar: nothing to mark (most text, in any script).
-        if !text.utf8.contains(where: mayStartMark) { return text }
+        if !mayNeedMarks(text) { return text }
         func kept(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\t" || scalar == "\r" }
         guard text.unicodeScalars.contains(where: { isUnsafe($0) && !kept($0) }) else { return text }
         var out = ""
@@ -33,6 +33,13 @@ public enum TerminalText {
             }
         }
         return out
+    }
+
+    /// Whether `text` has a byte that can start a marked scalar (`mayStartMark`), read from its
+    /// contiguous UTF-8 (a tight loop; `utf8.contains(where:)` steps an index per byte).
+    public static func mayNeedMarks(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.contains(where: mayStartMark) }
     }
 
     /// Whether a UTF-8 byte can start a scalar `marked` replaces: a C0 control other than tab,

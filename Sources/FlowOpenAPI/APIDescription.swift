@@ -54,12 +54,18 @@ public struct APILocation: Hashable, Sendable, CustomStringConvertible {
 
 /// A path template (`/users/{id}`) and the operations declared on it.
 public struct APIPath: Sendable {
-    public var template: String
+    public var template: String {
+        didSet { segments = Self.segments(of: template) }
+    }
     public var operations: [APIOperation]
+    /// Segments of the template; `nil` for a `{parameter}` segment. Split once: every request
+    /// line a lint or a page matches is compared with every path.
+    private(set) var segments: [String?]
 
     public init(template: String, operations: [APIOperation]) {
         self.template = template
         self.operations = operations
+        segments = Self.segments(of: template)
     }
 
     public var location: APILocation { APILocation(["paths", template]) }
@@ -68,8 +74,7 @@ public struct APIPath: Sendable {
         operations.first { $0.method == method.uppercased() }
     }
 
-    /// Segments of the template; `nil` for a `{parameter}` segment.
-    var segments: [String?] {
+    static func segments(of template: String) -> [String?] {
         template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
             segment.hasPrefix("{") && segment.hasSuffix("}") ? nil : String(segment)
         }

@@ -13,7 +13,7 @@ public enum MarkdownRenderer {
     public static func html(source: String, allowRawHTML: Bool = false) -> String {
         let memo = RenderMemo.current
         let key = allowRawHTML ? "\u{1}" + source : source
-        if let html = memo.html[key] { return html }
+        if let html = memo.html(key) { return html }
         let document = CmarkDocument(markdown: Array(source.utf8)[...], options: CMARK_OPT_DEFAULT)
         neutraliseDangerousLinks(in: document.root)
         var options = CMARK_OPT_DEFAULT
@@ -84,7 +84,7 @@ public enum MarkdownRenderer {
 
     public static func plainText(source: String) -> String {
         let memo = RenderMemo.current
-        if let plain = memo.plain[source] { return plain }
+        if let plain = memo.plain(source) { return plain }
         let document = CmarkDocument(markdown: Array(source.utf8)[...], options: CMARK_OPT_DEFAULT)
         let plain = document.renderPlainText(options: CMARK_OPT_DEFAULT)
         memo.store(plain: plain, source: source)
@@ -142,19 +142,40 @@ import Darwin
 /// branch targets, next links, contents) and the search index wants the plain text of prose the
 /// page just rendered as HTML. Bounded; cleared when full. Per thread, so no locks.
 final class RenderMemo {
-    var html: [String: String] = [:]
-    var plain: [String: String] = [:]
+    private var htmlBySource: [SourceKey: String] = [:]
+    private var plainBySource: [SourceKey: String] = [:]
     private static let limit = 4096
 
+    /// Prose as a dictionary key by its UTF-8 bytes: a String key hashes and compares under
+    /// canonical equivalence (NFC work on every non-ASCII byte), which cost more than rendering
+    /// a long step; and two spellings of the same text may render to different bytes.
+    struct SourceKey: Hashable {
+        var text: String
+
+        func hash(into hasher: inout Hasher) {
+            var text = text
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
+
+        static func == (a: SourceKey, b: SourceKey) -> Bool { a.text.utf8Compare(b.text) == 0 }
+    }
+
+    func html(_ key: String) -> String? { htmlBySource[SourceKey(text: key)] }
+
+    func plain(_ source: String) -> String? { plainBySource[SourceKey(text: source)] }
+
     func store(html rendered: String, for key: String, plain text: String, source: String) {
-        if html.count >= Self.limit || plain.count >= Self.limit { html.removeAll(keepingCapacity: true); plain.removeAll(keepingCapacity: true) }
-        html[key] = rendered
-        plain[source] = text
+        if htmlBySource.count >= Self.limit || plainBySource.count >= Self.limit {
+            htmlBySource.removeAll(keepingCapacity: true)
+            plainBySource.removeAll(keepingCapacity: true)
+        }
+        htmlBySource[SourceKey(text: key)] = rendered
+        plainBySource[SourceKey(text: source)] = text
     }
 
     func store(plain text: String, source: String) {
-        if plain.count >= Self.limit { plain.removeAll(keepingCapacity: true) }
-        plain[source] = text
+        if plainBySource.count >= Self.limit { plainBySource.removeAll(keepingCapacity: true) }
+        plainBySource[SourceKey(text: source)] = text
     }
 
     private static let key: pthread_key_t = {

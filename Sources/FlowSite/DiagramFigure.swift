@@ -14,12 +14,14 @@ struct DiagramFigure {
 
     /// `sequence` or `states`: the id of the diagram's section; the figure is `NAME-view`.
     let name: String
-    let svg: String
+    /// The diagram's UTF-8 markup.
+    let svg: [UInt8]
     let width: Int
     let hint: String
     let labels: Labels
 
-    func render() -> String {
+    /// UTF-8 markup, for the page's context as it is (no String made and validated again).
+    func render() -> [UInt8] {
         let floor = Int((Double(width) * Self.readableScale).rounded(.up))
         var out = SVGWriter()
         out.open("p", ["class": "diagram-tools"])
@@ -30,16 +32,16 @@ struct DiagramFigure {
         out.element("p", ["class": "diagram-hint", "id": "\(name)-hint"], text: hint)
         out.open("div", ["class": "diagram-canvas"])
         out.raw("<svg class=\"diagram-floor\" width=\"\(floor)\" height=\"1\" aria-hidden=\"true\" focusable=\"false\"></svg>")
-        out.raw(svg)
+        out.raw(bytes: svg)
         out.close("div")
         out.close("div")
-        return out.output
+        return out.bytes
     }
 }
 
 extension SequenceDiagram {
     /// The diagram with its toolbar and scroll region (see `DiagramFigure`).
-    func figure() -> String {
+    func figure() -> [UInt8] {
         let drawing = draw()
         let hint = labels["sequence_diagram"] + ": " + labels["diagram_scroll_participants"].replacingOccurrences(of: "{n}", with: String(drawing.participants))
         return DiagramFigure(name: "sequence", svg: drawing.svg, width: drawing.width, hint: hint, labels: labels).render()
@@ -48,9 +50,9 @@ extension SequenceDiagram {
 
 extension StateDiagram {
     /// The diagram with its toolbar and scroll region (see `DiagramFigure`).
-    func figure() -> String {
+    func figure() -> [UInt8] {
         let drawing = draw()
-        guard !drawing.svg.isEmpty else { return "" }
+        guard !drawing.svg.isEmpty else { return [] }
         let hint = labels["state_diagram"] + ": " + labels["diagram_scroll"]
         return DiagramFigure(name: "states", svg: drawing.svg, width: drawing.width, hint: hint, labels: labels).render()
     }

@@ -46,8 +46,8 @@ extension PageRenderer {
         })
 
         let failingSteps = Set(flowResult?.steps.filter { $0.verdict.status == .fail }.map(\.step) ?? [])
-        context["sequenceSVG"] = .string(SequenceDiagram(flow: flow, labels: labels, failingSteps: failingSteps).figure())
-        context["stateSVG"] = .string(StateDiagram(flow: flow, labels: labels).figure())
+        context["sequenceSVG"] = .bytes(SequenceDiagram(flow: flow, labels: labels, failingSteps: failingSteps).figure())
+        context["stateSVG"] = .bytes(StateDiagram(flow: flow, labels: labels).figure())
 
         let machine = StateMachine(flow: flow)
         // Step titles by number, once: a page of 10 000 steps must not search the steps per link.

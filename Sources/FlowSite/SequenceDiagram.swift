@@ -61,13 +61,14 @@ struct SequenceDiagram {
 
     /// The diagram and its natural size in px.
     struct Drawing {
-        let svg: String
+        /// UTF-8 markup.
+        let svg: [UInt8]
         let width: Int
         let height: Int
         let participants: Int
     }
 
-    func render() -> String { draw().svg }
+    func render() -> String { String(decoding: draw().svg, as: UTF8.self) }
 
     func draw() -> Drawing {
         let participants = self.participants()
@@ -112,7 +113,7 @@ struct SequenceDiagram {
         }
         svg.raw(body)
         svg.close("svg")
-        return Drawing(svg: svg.output, width: width, height: height, participants: participants.ids.count)
+        return Drawing(svg: svg.bytes, width: width, height: height, participants: participants.ids.count)
     }
 
     private func marker(_ id: String, className: String) -> String {

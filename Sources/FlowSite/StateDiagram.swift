@@ -54,18 +54,19 @@ struct StateDiagram {
         var bottom: Int { y + height }
     }
 
-    func render() -> String { draw().svg }
+    func render() -> String { String(decoding: draw().svg, as: UTF8.self) }
 
-    /// The diagram and its natural width in px (an empty drawing for a flow without states).
-    func draw() -> (svg: String, width: Int) {
+    /// The diagram (UTF-8 markup) and its natural width in px (an empty drawing for a flow
+    /// without states).
+    func draw() -> (svg: [UInt8], width: Int) {
         let machine = StateMachine(flow: flow)
-        guard let start = machine.start else { return ("", 0) }
+        guard let start = machine.start else { return ([], 0) }
         var layout = StateLayout(diagram: self, machine: machine, outcomeLabel: { labels["end"] + ": " + $0.rawValue })
         layout.run()
         return (draw(layout, machine: machine, start: start), layout.width)
     }
 
-    private func draw(_ layout: StateLayout, machine: StateMachine, start: Int) -> String {
+    private func draw(_ layout: StateLayout, machine: StateMachine, start: Int) -> [UInt8] {
         let nodes = layout.nodes
         var svg = SVGWriter()
         svg.open("svg", [
@@ -117,7 +118,7 @@ struct StateDiagram {
             svg.close("g")
         }
         svg.close("svg")
-        return svg.output
+        return svg.bytes
     }
 
     private func routeName(_ route: Route) -> String {

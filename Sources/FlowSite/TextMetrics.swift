@@ -94,10 +94,13 @@ enum TextMetrics {
         byteSplitWords(text) ?? text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
     }
 
-    /// `words` on UTF-8 bytes, when that gives the same split as Characters: every separator has
-    /// an ASCII byte (or the end) on both sides and there is no carriage return. Two ASCII
-    /// scalars other than CR LF always fall in different Characters, so no separator can be part
-    /// of a larger Character then. Nil otherwise (a combining mark after a space, say).
+    /// `words` on UTF-8 bytes, when that gives the same split as Characters. A tab or a line
+    /// feed is always a Character of its own (grapheme break rules GB4, GB5), except a line feed
+    /// after a carriage return (GB3): no fast path with a CR. A space joins a following Extend,
+    /// ZWJ or SpacingMark scalar (GB9, GB9a) and a preceding Prepend one (GB9b); none of those
+    /// is below U+0300 or in Latin Extended Additional (U+1E00–U+1EFF, Vietnamese), and no
+    /// Prepend is below U+0600, so the fast path takes spaces whose neighbours are there: all of
+    /// English, Turkish and Vietnamese text. Nil otherwise (a combining mark after a space, say).
     static func byteSplitWords(_ text: String) -> [String]? {
         var text = text
         return text.withUTF8 { bytes -> [String]? in
@@ -107,9 +110,11 @@ enum TextMetrics {
                 switch bytes[index] {
                 case 0x0D:
                     return nil
-                case 0x20, 0x0A, 0x09:
-                    if index > 0, bytes[index - 1] >= 0x80 { return nil }
-                    if index + 1 < bytes.count, bytes[index + 1] >= 0x80 { return nil }
+                case 0x20:
+                    if index > 0, bytes[index - 1] >= 0x80, !Self.neverPrepend(Self.scalar(endingAt: index, in: bytes)) { return nil }
+                    if index + 1 < bytes.count, bytes[index + 1] >= 0x80, !Self.neverJoinsBefore(Self.scalar(startingAt: index + 1, in: bytes)) { return nil }
+                    fallthrough
+                case 0x0A, 0x09:
                     if start >= 0 {
                         words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
                         start = -1
@@ -121,6 +126,26 @@ enum TextMetrics {
             if start >= 0 { words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)) }
             return words
         }
+    }
+
+    private static func neverPrepend(_ value: UInt32) -> Bool { value < 0x600 || (0x1E00...0x1EFF).contains(value) }
+
+    private static func neverJoinsBefore(_ value: UInt32) -> Bool { value < 0x300 || (0x1E00...0x1EFF).contains(value) }
+
+    /// The scalar value whose UTF-8 starts at `index` (valid UTF-8: the String's own bytes).
+    private static func scalar(startingAt index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        let lead = bytes[index]
+        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for offset in 1..<length where index + offset < bytes.count { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+        return value
+    }
+
+    /// The scalar value whose UTF-8 ends just before `end`.
+    private static func scalar(endingAt end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var start = end - 1
+        while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        return scalar(startingAt: start, in: bytes)
     }
 
     /// `text` shortened with `…` to fit `maxWidth`.
@@ -154,6 +179,8 @@ struct SVGWriter {
     mutating func raw(_ markup: String) { bytes.append(contentsOf: markup.utf8) }
 
     mutating func raw(_ other: SVGWriter) { bytes.append(contentsOf: other.bytes) }
+
+    mutating func raw(bytes markup: [UInt8]) { bytes.append(contentsOf: markup) }
 
     mutating func open(_ name: String, _ attributes: KeyValuePairs<String, String> = [:]) {
         bytes.append(UInt8(ascii: "<"))

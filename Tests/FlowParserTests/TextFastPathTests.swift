@@ -35,4 +35,14 @@ import FlowModel
             }
         }
     }
+
+    /// The render memo keys prose by its bytes: a canonically equivalent spelling is rendered,
+    /// not answered with the other spelling's HTML (String keys compared them equal).
+    @Test func theRenderMemoKeepsEachSpellingsBytes() {
+        let composed = "Đăng nhập thất bại é", decomposed = "Đăng nhập thất bại e\u{301}"
+        #expect(composed == decomposed, "Swift compares them equal")
+        #expect(MarkdownRenderer.html(source: composed) == "<p>" + composed + "</p>\n")
+        #expect(Array(MarkdownRenderer.html(source: decomposed).utf8) == Array(("<p>" + decomposed + "</p>\n").utf8))
+        #expect(Array(MarkdownRenderer.plainText(source: decomposed).utf8) == Array((decomposed + "\n").utf8))
+    }
 }

@@ -34,7 +34,11 @@ import FlowModel
     }
 
     @Test func byteSplitWordsAreCharacterWords() {
-        let alphabet = ["a", "B", "7", ".", " ", " ", "\n", "\t", "\r", "\r\n", "é", "ş", "\u{301}", "\u{200D}", "👍", "ı", "\u{600}", "ạ"]
+        // Scalars that join a space into one Character: combining marks (Extend), ZWJ, an emoji
+        // modifier and a halfwidth voiced mark (Extend too), Thai SARA AM (SpacingMark), and
+        // Prepend ones before it (U+0600, U+0D4E); and letters that never do.
+        let alphabet = ["a", "B", "7", ".", " ", " ", "\n", "\t", "\r", "\r\n", "é", "ş", "ğ", "\u{301}", "\u{200D}", "👍", "ı",
+                        "\u{600}", "\u{D4E}", "\u{E33}", "\u{1F3FB}", "\u{FF9E}", "ạ", "Ư", "đ", "\u{2FF}"]
         var fastCount = 0
         for text in Self.texts(from: alphabet, count: 6000, seed: 2) {
             let characterWords = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
@@ -46,6 +50,7 @@ import FlowModel
         }
         // The fast path is taken for plain text (otherwise it would prove nothing).
         #expect(TextMetrics.byteSplitWords("Sign in with  Apple\tnow\n") == ["Sign", "in", "with", "Apple", "now"])
+        #expect(TextMetrics.byteSplitWords("Đăng nhập bị từ chối ş ğ") == ["Đăng", "nhập", "bị", "từ", "chối", "ş", "ğ"])
         #expect(fastCount > 100)
         // A separator before a combining mark is part of a larger Character: no fast path.
         #expect(TextMetrics.byteSplitWords("a \u{301}b") == nil)
