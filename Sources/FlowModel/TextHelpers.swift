@@ -30,6 +30,10 @@ public enum Suggestion {
 extension String {
     /// Without leading and trailing whitespace (Unicode's, newlines included).
     public func trimmingCharacters() -> String {
+        // Printable ASCII at both ends: nothing to trim. The first Character then starts with that
+        // byte, and the last one either is that byte or starts with a Prepend scalar (GB9b); no
+        // Prepend scalar is whitespace.
+        if let first = utf8.first, let last = utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) { return self }
         var slice = Substring(self)
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }

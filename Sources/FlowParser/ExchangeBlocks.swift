@@ -54,7 +54,7 @@ func scanPlaceholders(
                                           message: "placeholder '{{' is never closed", hint: "write `{{name}}`"))
             return references
         }
-        var name = String(String.UnicodeScalarView(scalars[(start + 2)..<end]))
+        var name = String(scalars: scalars[(start + 2)..<end])
         name = name.trimmingCharacters()
         if name.isEmpty || !name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "-") }) {
             diagnostics.append(Diagnostic(code, severity: .error, location: location(start + 1),

@@ -115,7 +115,7 @@ extension FlowBuilder {
         let scalars = Array(raw.unicodeScalars)
         let start = source.scalarColumn(line: line, byteColumn: block.startColumn) - 1
         guard start < scalars.count else { return nil }
-        let content = String(String.UnicodeScalarView(scalars[start...])).trimmingTrailingWhitespace()
+        let content = String(scalars: scalars[start...]).trimmingTrailingWhitespace()
         let arrow: String
         if content.utf8Contains("→") { arrow = "→" } else if content.utf8Contains("->") { arrow = "->" } else { return nil }
         let parts = content.components(separatedByString: arrow)
@@ -198,7 +198,7 @@ extension FlowBuilder {
             index -= 1
         }
         guard let arrowIndex else { return nil }
-        let afterArrow = String(String.UnicodeScalarView(scalars[(arrowIndex + arrowLength)...]))
+        let afterArrow = String(scalars: scalars[(arrowIndex + arrowLength)...])
         let targetText = afterArrow.trimmingCharacters()
         guard !targetText.isEmpty else { return nil }
         let leading = afterArrow.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
@@ -210,7 +210,7 @@ extension FlowBuilder {
             var text = Array(source.lineText(line).unicodeScalars)
             if line == lastLine { text = Array(text[..<arrowIndex]) }
             if line == firstLine { text = Array(text.dropFirst(startColumn - 1)) }
-            labelLines.append(String(String.UnicodeScalarView(text)).trimmingCharacters())
+            labelLines.append(String(scalars: text).trimmingCharacters())
         }
         let label = labelLines.joined(separator: " ").trimmingCharacters().trimmingTrailingColon()
         return ArrowItem(label: label, targetText: targetText, target: Self.target(targetText), targetLocation: targetLocation)

@@ -211,7 +211,7 @@ struct FlowBuilder {
             var end = index + 1
             while end < scalars.count, ("0"..."9").contains(scalars[end]) { end += 1 }
             if end > index + 1, end < scalars.count, scalars[end] == "." || scalars[end] == ")" {
-                let written = String(String.UnicodeScalarView(scalars[index..<end]))
+                let written = String(scalars: scalars[index..<end])
                 report(.malformedStepHeading, at: source.location(line: line, column: numberStart + 1), "step number \(written) is out of range",
                        hint: "steps are numbered from 1: `### 1. What happens`")
                 return nil
@@ -219,7 +219,7 @@ struct FlowBuilder {
         }
         while index < scalars.count, ("0"..."9").contains(scalars[index]) { index += 1 }
         guard index > numberStart, index < scalars.count, scalars[index] == "." || scalars[index] == ")" else { return nil }
-        let digits = String(String.UnicodeScalarView(scalars[numberStart..<index]))
+        let digits = String(scalars: scalars[numberStart..<index])
         let numberLocation = source.location(line: line, column: numberStart + 1)
         guard digits.count <= 6, let number = Int(digits), number > 0 else {
             report(.malformedStepHeading, at: numberLocation, "step number \(digits) is out of range",
@@ -227,7 +227,7 @@ struct FlowBuilder {
             return nil
         }
         index += 1
-        let title = String(String.UnicodeScalarView(scalars[index...])).trimmingCharacters()
+        let title = String(scalars: scalars[index...]).trimmingCharacters()
             .trimmingClosingHashes()
         if title.isEmpty {
             report(.malformedStepHeading, .warning, at: numberLocation, "step \(number) has no title",

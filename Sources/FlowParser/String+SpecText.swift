@@ -21,23 +21,46 @@ extension String {
         return String(slice).trimmingCharacters()
     }
 
+    /// The parts between occurrences of `separator` (never empty). Split on UTF-8 bytes: a
+    /// separator's first byte is never a continuation byte, so matches fall on scalar
+    /// boundaries, as they did when this compared scalars.
     package func components(separatedByString separator: String) -> [String] {
+        let needle = Array(separator.utf8)
+        guard let first = needle.first else { return [self] }
         var parts: [String] = []
-        var rest = Substring(self)
-        let separatorScalars = Array(separator.unicodeScalars)
-        var current = ""
-        var scalars = Array(rest.unicodeScalars)[...]
-        while !scalars.isEmpty {
-            if scalars.starts(with: separatorScalars) {
-                parts.append(current)
-                current = ""
-                scalars = scalars.dropFirst(separatorScalars.count)
+        var text = self
+        text.withUTF8 { bytes in
+            var start = 0
+            var index = 0
+            while index + needle.count <= bytes.count {
+                if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) {
+                    parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                    index += needle.count
+                    start = index
+                } else {
+                    index += 1
+                }
+            }
+            parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+        }
+        return parts
+    }
+}
+
+extension String {
+    /// A String of `scalars`, encoded into one UTF-8 buffer (appending scalar by scalar to a
+    /// `String.UnicodeScalarView` cost about 300 instructions each; the parser slices every
+    /// heading and actors line this way).
+    init(scalars: some Collection<Unicode.Scalar>) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.count + 8)
+        for scalar in scalars {
+            if scalar.value < 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: scalar.value))
             } else {
-                current.unicodeScalars.append(scalars.removeFirst())
+                UTF8.encode(scalar) { bytes.append($0) }
             }
         }
-        rest = Substring(current)
-        parts.append(String(rest))
-        return parts
+        self = String(decoding: bytes, as: UTF8.self)
     }
 }

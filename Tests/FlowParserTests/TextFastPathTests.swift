@@ -45,4 +45,43 @@ import FlowModel
         #expect(Array(MarkdownRenderer.html(source: decomposed).utf8) == Array(("<p>" + decomposed + "</p>\n").utf8))
         #expect(Array(MarkdownRenderer.plainText(source: decomposed).utf8) == Array((decomposed + "\n").utf8))
     }
+
+    @Test func bytePartsAreScalarParts() {
+        let alphabet = ["a", "-", ">", "->", "→", "é", "e\u{301}", " ", "`", "ş"]
+        for text in Self.texts(from: alphabet, count: 4000, seed: 9) {
+            for separator in ["->", "→", " as ", "e"] {
+                // The scalar-by-scalar split this replaced.
+                var parts: [String] = [], current = ""
+                var scalars = Array(text.unicodeScalars)[...]
+                let target = Array(separator.unicodeScalars)
+                while !scalars.isEmpty {
+                    if scalars.starts(with: target) { parts.append(current); current = ""; scalars = scalars.dropFirst(target.count) }
+                    else { current.unicodeScalars.append(scalars.removeFirst()) }
+                }
+                parts.append(current)
+                #expect(text.components(separatedByString: separator).map { Array($0.unicodeScalars) } == parts.map { Array($0.unicodeScalars) },
+                        "\(text.debugDescription) \(separator.debugDescription)")
+            }
+        }
+    }
+
+    @Test func trimmingSkipsOnlyTextWithNothingToTrim() {
+        let alphabet = ["a", "!", "~", " ", "\n", "\u{A0}", "\u{2003}", "\u{301}", "\u{600}", "é", "\r\n", "\u{85}", "x"]
+        for text in Self.texts(from: alphabet, count: 5000, seed: 10) {
+            var slice = Substring(text)
+            while let first = slice.first, first.isWhitespace { slice.removeFirst() }
+            while let last = slice.last, last.isWhitespace { slice.removeLast() }
+            #expect(Array(text.trimmingCharacters().unicodeScalars) == Array(String(slice).unicodeScalars), "\(text.debugDescription)")
+        }
+    }
+
+    @Test func scalarSlicesMakeTheSameStrings() {
+        let alphabet = ["a", "é", "ş", "👍", "\u{301}", "ạ", " ", "\u{10FFFF}", "\u{7FF}", "\u{800}"]
+        for text in Self.texts(from: alphabet, count: 3000, seed: 11) {
+            let scalars = Array(text.unicodeScalars)
+            for start in [0, scalars.count / 2, scalars.count] {
+                #expect(Array(String(scalars: scalars[start...]).utf8) == Array(String(String.UnicodeScalarView(scalars[start...])).utf8))
+            }
+        }
+    }
 }
