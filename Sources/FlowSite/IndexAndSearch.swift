@@ -129,6 +129,18 @@ extension PageRenderer {
             var index = 0
             while index < bytes.count {
                 let lead = bytes[index]
+                if lead > 0x20, lead < 0x80 {
+                    // A run of visible ASCII, copied whole (one code point per byte).
+                    var runEnd = index + 1
+                    let runLimit = min(bytes.count, index + (limit - count))
+                    while runEnd < runLimit, bytes[runEnd] > 0x20, bytes[runEnd] < 0x80 { runEnd += 1 }
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
+                    count += runEnd - index
+                    lastSpace = false
+                    index = runEnd
+                    if count >= limit { clipped = true; break }
+                    continue
+                }
                 let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
                 let end = min(index + length, bytes.count)
                 var isSpace = lead == 0x20 || lead == 0x0A || lead == 0x09 || lead == 0x0D

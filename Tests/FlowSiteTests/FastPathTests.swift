@@ -86,4 +86,44 @@ import FlowModel
             #expect(TerminalText.marked(text) == reference, "\(text.debugDescription)")
         }
     }
+
+    /// `clip` copies runs of visible ASCII whole; it clips where the code point by code point
+    /// version (kept here) did.
+    @Test func clipCopiesRunsWhereItCopiedCodePoints() {
+        func reference(_ text: String, limit: Int) -> String {
+            var out: [UInt8] = [], count = 0, lastSpace = true, clipped = false
+            let bytes = Array(text.utf8)
+            var index = 0
+            while index < bytes.count {
+                let lead = bytes[index]
+                let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+                let end = min(index + length, bytes.count)
+                var isSpace = lead == 0x20 || lead == 0x0A || lead == 0x09 || lead == 0x0D
+                if length > 1, end - index == length {
+                    var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+                    for continuation in bytes[(index + 1)..<end] { value = value << 6 | UInt32(continuation & 0x3F) }
+                    isSpace = value == 0x85 || value == 0xA0 || value == 0x1680 || (0x2000...0x200A).contains(value)
+                        || value == 0x2028 || value == 0x2029 || value == 0x202F || value == 0x205F || value == 0x3000
+                }
+                if isSpace {
+                    if !lastSpace { out.append(0x20); count += 1 }
+                    lastSpace = true
+                } else {
+                    out.append(contentsOf: bytes[index..<end])
+                    count += 1
+                    lastSpace = false
+                }
+                index = end
+                if count >= limit { clipped = true; break }
+            }
+            if clipped { return String(decoding: out, as: UTF8.self) + "…" }
+            while out.last == 0x20 { out.removeLast() }
+            return String(decoding: out, as: UTF8.self)
+        }
+        let alphabet = ["a", "bc", "~", "\u{7F}", "\u{1}", " ", "  ", "\n", "\t", "\r", "\u{A0}", "\u{2003}", "é", "ş", "👍", "\u{301}"]
+        for (index, text) in Self.texts(from: alphabet, count: 5000, seed: 5).enumerated() {
+            let limit = [1, 2, 3, 5, 8, 13, 240][index % 7]
+            #expect(PageRenderer.clip(text, limit: limit) == reference(text, limit: limit), "\(text.debugDescription) \(limit)")
+        }
+    }
 }
