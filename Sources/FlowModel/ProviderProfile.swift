@@ -205,6 +205,8 @@ public enum ClaimPresence: String, Hashable, Sendable, Codable, CaseIterable {
 /// interpolation (names are trimmed of spaces).
 public enum Placeholders {
     public static func names(in text: String) -> [String] {
+        // Without the bytes of `{{` there is no `{{` Character pair either: most texts.
+        guard text.utf8Contains("{{") else { return [] }
         var names: [String] = []
         var rest = Substring(text)
         while let open = rest.firstRange(of: "{{") {
@@ -217,7 +219,7 @@ public enum Placeholders {
 
     /// Replaces each `{{name}}` for which `value` answers; others stay as written.
     public static func fill(_ text: String, _ value: (String) -> String?) -> String {
-        guard text.contains("{{") else { return text }
+        guard text.utf8Contains("{{") else { return text }
         var out = ""
         var rest = Substring(text)
         while let open = rest.firstRange(of: "{{") {

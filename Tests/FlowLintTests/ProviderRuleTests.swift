@@ -1,4 +1,4 @@
-import FlowLint
+@testable import FlowLint
 import FlowModel
 import FlowParser
 import Foundation
@@ -106,5 +106,32 @@ import Testing
         try "extends: oidc\n".write(to: directory.appendingPathComponent("google.provider.yml"), atomically: true, encoding: .utf8)
         let taken = Linter().lint(paths: [directory.path])
         #expect(taken.diagnostics.contains { $0.code == "FS806" && $0.location.file.hasSuffix("google.provider.yml") })
+    }
+}
+
+/// Claim names are found on bytes as they were found scalar by scalar.
+@Suite struct ClaimNameScanTests {
+    @Test func bytesFindTheNamesScalarsFound() {
+        func reference(_ text: String) -> [String] {
+            let short: Set<String> = ["azp", "tid", "oid", "hd", "acr", "amr", "sid", "ver"]
+            var names: [String] = [], word = ""
+            func flush() {
+                if !word.isEmpty, word.utf8.contains(UInt8(ascii: "_")) || short.contains(word), word.first?.isLetter == true, !names.contains(word) { names.append(word) }
+                word = ""
+            }
+            for scalar in text.unicodeScalars {
+                if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" { word.unicodeScalars.append(scalar) } else { flush() }
+            }
+            flush()
+            return names
+        }
+        let alphabet = ["a", "z", "_", "9", " ", "azp", "tid", "hd", "ver", "is_private", "é", "ş", "A", "-", "`", "_x", "0a", "\u{301}"]
+        var state: UInt64 = 12
+        func next() -> Int { state = state &* 6_364_136_223_846_793_005 &+ 1; return Int(truncatingIfNeeded: state >> 33) }
+        for _ in 0..<5000 {
+            let text = (0..<(next() % 16)).map { _ in alphabet[next() % alphabet.count] }.joined()
+            #expect(ProviderRule.claimNames(in: text) == reference(text), "\(text.debugDescription)")
+        }
+        #expect(ProviderRule.claimNames(in: "`is_private_email` must be a bool; azp equals the client") == ["is_private_email", "azp"])
     }
 }

@@ -75,17 +75,30 @@ struct ProviderRule: FlowRule {
     /// (`is_private_email`) and the short registered ones (`azp`, `tid`). Plain words such as
     /// "name" or "email" are prose, not evidence of a claim.
     static func claimNames(in text: String) -> [String] {
-        let short: Set<String> = ["azp", "tid", "oid", "hd", "acr", "amr", "sid", "ver"]
         var names: [String] = []
-        var word = ""
-        func flush() {
-            if !word.isEmpty, word.utf8.contains(UInt8(ascii: "_")) || short.contains(word), word.first?.isLetter == true, !names.contains(word) { names.append(word) }
-            word = ""
+        var text = text
+        text.withUTF8 { bytes in
+            // Words of `[a-z0-9_]`, on bytes: every other scalar (its bytes are never those) ends one.
+            var start = 0
+            func flush(_ end: Int) {
+                defer { start = end + 1 }
+                guard end > start, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[start]) else { return }
+                let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                guard word.contains(UInt8(ascii: "_")) || shortClaims.contains(where: { $0.utf8.elementsEqual(word) }) else { return }
+                let name = String(decoding: word, as: UTF8.self)
+                if !names.contains(name) { names.append(name) }
+            }
+            for index in 0..<bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): continue
+                default: flush(index)
+                }
+            }
+            flush(bytes.count)
         }
-        for scalar in text.unicodeScalars {
-            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_" { word.unicodeScalars.append(scalar) } else { flush() }
-        }
-        flush()
         return names
     }
+
+    /// Registered claims short enough to be words of prose otherwise.
+    static let shortClaims = ["azp", "tid", "oid", "hd", "acr", "amr", "sid", "ver"]
 }
