@@ -177,13 +177,15 @@ extension SchemaChecks {
     /// string whatever it is), outside one they become `unknownValue` (a value of any type).
     /// Nil when the body is not JSON even so.
     public static func jsonBody(_ body: String) -> JSONNode? {
+        // No `{{` bytes, no placeholder: the loop below would copy every Character as it is.
+        guard body.utf8Contains("{{") else { return JSONNode.parse(body) }
         var out = ""
         var inString = false
         var escaped = false
         var index = body.startIndex
         while index < body.endIndex {
             let character = body[index]
-            if !inString, body[index...].hasPrefix("{{"), let close = body[index...].range(of: "}}") {
+            if !inString, character == "{", body[index...].hasPrefix("{{"), let close = body[index...].range(of: "}}") {
                 out += JSONNode.quote(unknownValue)
                 index = close.upperBound
                 continue

@@ -1,5 +1,6 @@
 import FlowLint
 import FlowModel
+import FlowOpenAPI
 import Foundation
 import TestSupport
 import Testing
@@ -287,5 +288,18 @@ import Testing
         try "openapi: 3.1.0\npaths: {}\n".write(to: broken, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: broken) }
         #expect(try runProcess(python, ["-m", "openapi_spec_validator", broken.path]).status != 0)
+    }
+}
+
+/// A body's placeholders stand for unknown values outside strings; text without `{{` is parsed
+/// as written (the fast path), nested objects are not taken for placeholders.
+@Suite struct JSONBodyPlaceholderTests {
+    @Test func placeholdersOutsideStringsOnly() throws {
+        let unknown = JSONNode.string(SchemaChecks.unknownValue)
+        #expect(SchemaChecks.jsonBody(#"{"a": {"b": 1}, "c": [true]}"#) == JSONNode.parse(#"{"a": {"b": 1}, "c": [true]}"#))
+        #expect(SchemaChecks.jsonBody(#"{"code": {{code}}, "n": 2}"#) == .object(JSONObject([("code", unknown), ("n", .int(2))])))
+        #expect(SchemaChecks.jsonBody(#"{"code": "{{code}}"}"#) == JSONNode.parse(#"{"code": "{{code}}"}"#))
+        #expect(SchemaChecks.jsonBody(#"{"a": {{x}}}"#) == .object(JSONObject([("a", unknown)])))
+        #expect(SchemaChecks.jsonBody("not json") == nil)
     }
 }
