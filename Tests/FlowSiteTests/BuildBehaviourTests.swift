@@ -115,6 +115,26 @@ struct BuildBehaviourTests {
         try expectEqualToACleanBuild(scratch)
     }
 
+    /// A record shares its fields until one copy changes: the other keeps its values.
+    @Test func recordsAreValuesThoughTheyShareStorage() {
+        var first = FlowRecord(path: "a.md", contentHash: "h", id: "a", lang: "en", translationOf: "", title: "A", titleKey: "a",
+                               tags: ["t"], card: "<li>", openapi: "", pageKey: "k")
+        var second = first
+        #expect(first == second)
+        second.title = "B"
+        second.tags.append("u")
+        #expect(first.title == "A" && first.tags == ["t"])
+        #expect(second.title == "B" && second.tags == ["t", "u"])
+        #expect(first != second)
+        first.title = "B"
+        first.tags = ["t", "u"]
+        #expect(first == second, "equal by value, in separate storage")
+        var infos = [SiteBuilder.FlowInfo(record: first, shard: 0, diagnostics: [], flow: nil)]
+        let snapshot = infos
+        infos[0].pageKey = "changed"
+        #expect(snapshot[0].pageKey == "k" && infos[0].pageKey == "changed")
+    }
+
     @Test func cacheRoundTrips() throws {
         let record = FlowRecord(
             path: "flows/ä.md", contentHash: "abc", id: "a", lang: "vi", translationOf: "", title: "Đăng nhập\tB",
