@@ -37,7 +37,7 @@ public enum TerminalText {
 
     /// Whether `text` has a byte that can start a marked scalar (`mayStartMark`), read from its
     /// contiguous UTF-8 (a tight loop; `utf8.contains(where:)` steps an index per byte).
-    public static func mayNeedMarks(_ text: String) -> Bool {
+    static func mayNeedMarks(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { $0.contains(where: mayStartMark) }
     }

@@ -42,8 +42,6 @@ struct FlowRecord: Sendable, Equatable {
                          titleKey: titleKey, tags: tags, card: card, openapi: openapi, pageKey: pageKey))
     }
 
-    var fields: Fields { box.fields }
-
     private mutating func update(_ change: (inout Fields) -> Void) {
         if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
         change(&box.fields)

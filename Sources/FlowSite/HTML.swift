@@ -4,8 +4,8 @@ import FlowModel
 enum HTML {
     /// Escapes `& < > " '`. Fast path: returns the string untouched when nothing needs escaping.
     static func escape(_ text: String) -> String {
-        var bytes = text
-        guard bytes.withUTF8({ $0.contains(where: { isEscaped($0) || TerminalText.mayStartMark($0) }) }) else { return text }
+        var scanned = text
+        guard scanned.withUTF8({ $0.contains(where: { isEscaped($0) || TerminalText.mayStartMark($0) }) }) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 16)
         appendEscaped(text, to: &out)

@@ -172,8 +172,6 @@ struct SVGWriter {
     /// and a page has thousands of attributes).
     private(set) var bytes: [UInt8] = []
 
-    var output: String { String(decoding: bytes, as: UTF8.self) }
-
     init() { bytes.reserveCapacity(16_384) }
 
     mutating func raw(_ markup: String) { bytes.append(contentsOf: markup.utf8) }
