@@ -103,7 +103,38 @@ enum FileSystem {
     static func statSignature(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return "\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        return signature(size: Int(info.st_size), seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec))
+    }
+
+    /// `size:seconds.nanoseconds` in decimal, as `"\(size):\(seconds).\(nanoseconds)"` spells
+    /// it, written into one small buffer: `serve` takes one per spec at every snapshot, and
+    /// string interpolation made that most of a snapshot of 2 000 specs (callgrind).
+    static func signature(size: Int, seconds: Int, nanoseconds: Int) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 3 * 21) { buffer in
+            var end = 0
+            func put(_ number: Int) {
+                if number < 0 { buffer[end] = UInt8(ascii: "-"); end += 1 }
+                var magnitude = number.magnitude
+                let start = end
+                repeat {
+                    buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                    magnitude /= 10
+                    end += 1
+                } while magnitude > 0
+                var (low, high) = (start, end - 1)
+                while low < high {
+                    buffer.swapAt(low, high)
+                    low += 1
+                    high -= 1
+                }
+            }
+            put(size)
+            buffer[end] = UInt8(ascii: ":"); end += 1
+            put(seconds)
+            buffer[end] = UInt8(ascii: "."); end += 1
+            put(nanoseconds)
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<end]), as: UTF8.self)
+        }
     }
 
     /// Removes a tree in a detached `rm -rf`, so a build does not wait for thousands of unlinks;

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import FlowSite
 import FlowModel
@@ -124,6 +125,24 @@ import FlowModel
         for (index, text) in Self.texts(from: alphabet, count: 5000, seed: 5).enumerated() {
             let limit = [1, 2, 3, 5, 8, 13, 240][index % 7]
             #expect(PageRenderer.clip(text, limit: limit) == reference(text, limit: limit), "\(text.debugDescription) \(limit)")
+        }
+    }
+
+    /// Serve's snapshot writes each spec's stamp digit by digit: the same text as interpolation,
+    /// for zero, signs, every length of number and the extremes.
+    @Test func statSignatureIsTheInterpolatedOne() {
+        var generator = Generator(state: 11)
+        var numbers = [0, 1, 9, 10, 99, 100, -1, -10, Int.max, Int.min, Int.max - 1, Int.min + 1, 999_999_999, 1_000_000_000]
+        for digits in 1...18 {
+            let low = Int(pow(10.0, Double(digits - 1)))
+            numbers.append(Int.random(in: low..<(low * 10), using: &generator))
+            numbers.append(-Int.random(in: low..<(low * 10), using: &generator))
+        }
+        for size in numbers {
+            for seconds in numbers.shuffled(using: &generator).prefix(6) {
+                let nanoseconds = numbers.randomElement(using: &generator)!
+                #expect(FileSystem.signature(size: size, seconds: seconds, nanoseconds: nanoseconds) == "\(size):\(seconds).\(nanoseconds)")
+            }
         }
     }
 }
