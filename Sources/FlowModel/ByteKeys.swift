@@ -26,8 +26,13 @@ public struct ByteKeys: Sendable {
     /// A text part: its UTF-8 bytes, escaped so that a shorter text orders before its
     /// extensions whatever follows it (0 ends the part; 0 and 1 inside become 1 1 and 1 2).
     public mutating func append(_ text: String) {
-        if !text.utf8.contains(where: { $0 <= 1 }) {
-            bytes.append(contentsOf: text.utf8)
+        var text = text
+        let plain = text.withUTF8 { utf8 in
+            guard !utf8.contains(where: { $0 <= 1 }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain {
             bytes.append(0)
             ends[ends.count - 1] = bytes.count
             return
@@ -47,7 +52,7 @@ public struct ByteKeys: Sendable {
     /// A number part (non-negative numbers order as numbers; negative ones first).
     public mutating func append(_ number: Int) {
         let biased = UInt64(bitPattern: Int64(number)) ^ (1 << 63)
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: biased >> UInt64(shift))) }
+        withUnsafeBytes(of: biased.bigEndian) { bytes.append(contentsOf: $0) }
         ends[ends.count - 1] = bytes.count
     }
 

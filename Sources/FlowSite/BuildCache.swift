@@ -86,6 +86,9 @@ struct BuildCache: Sendable {
 
     var globalKey: String
     var entries: [Entry]
+    /// Each entry's search and cache shard, by entry position: found once per build (each
+    /// lookup by path was a string hash, several per flow at every rebuild).
+    var entryShards: [Int]
 
     /// Reads the header and every shard under a site folder; nil when any part is missing,
     /// damaged or of another format (the build is then a full one).
@@ -98,14 +101,14 @@ struct BuildCache: Sendable {
             guard let bytes = try? FileSystem.read(site + "/" + shardPath(shard)), let part = parseShard(bytes) else { return nil }
             entries += part
         }
-        return BuildCache(globalKey: globalKey, entries: entries)
+        return BuildCache(globalKey: globalKey, entries: entries, entryShards: entries.map { SiteBuilder.shard(of: $0.path) })
     }
 
     /// Writes the header and the shards into a new site folder. A shard whose entries equal the
     /// previous build's is hard-linked from `previousSite` instead of written. When `site` is
     /// `previousSite` (an update in place), unchanged files are left alone and the others are
     /// replaced atomically.
-    func write(to site: String, shards: Int, shardOf: (String) -> Int, previous: BuildCache?, previousSite: String) throws {
+    func write(to site: String, shards: Int, previous: BuildCache?, previousSite: String) throws {
         let inPlace = site == previousSite
         var header = FieldWriter()
         header.line(Self.formatVersion)
@@ -119,10 +122,10 @@ struct BuildCache: Sendable {
         // Shards as positions into the entries (grouping copies of the entries cost more than
         // comparing them).
         var current = [[Int]](repeating: [], count: shards)
-        for index in entries.indices { current[shardOf(entries[index].path)].append(index) }
+        for index in entries.indices { current[entryShards[index]].append(index) }
         let oldEntries = previous?.entries ?? []
         var old = [[Int]](repeating: [], count: shards)
-        for index in oldEntries.indices { old[shardOf(oldEntries[index].path)].append(index) }
+        for index in oldEntries.indices { old[previous!.entryShards[index]].append(index) }
         for shard in 0..<shards {
             let path = "/" + Self.shardPath(shard)
             let unchanged = previous != nil && current[shard].count == old[shard].count

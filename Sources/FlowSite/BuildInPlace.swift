@@ -21,7 +21,7 @@ extension SiteBuilder {
     /// took a core of their own during serve's rebuilds. The cache is written after everything
     /// it describes; on a failure it is invalidated, so the next build is a full one.
     func updateInPlace(
-        _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild, _ sources: [Source],
+        _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild,
         _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], memory: SiteBuildMemory, timer: PhaseTimer
     ) throws -> WrittenState {
         let output = target.output
@@ -51,7 +51,7 @@ extension SiteBuilder {
             removeStale(infos, pages: pages, setup: setup, output: output)
             timer.mark("index+search")
             // Last: the cache describes everything above.
-            let cache = try writeCache(setup, infos, sources, previous, output: output, into: output)
+            let cache = try writeCache(setup, infos, previous, output: output, into: output)
             timer.mark("write cache")
             return WrittenState(cache: cache, search: search)
         } catch {
@@ -82,8 +82,7 @@ extension SiteBuilder {
     /// theme and the project no longer have, anything else at the top of the site, and the
     /// hidden files an interrupted replace left in `flows/` or at the top.
     private func removeStale(_ infos: [FlowInfo], pages: PagePlan, setup: BuildSetup, output: String) {
-        let current = Set(infos.map { Self.fileName($0.id) })
-        for name in pages.existing where !current.contains(name) {
+        for name in pages.stale {
             FileSystem.removeTree(output + "/flows/" + name)
         }
         var expected: Set<String> = ["index.html", "search.html", "404.html", "flows", "assets", ".flowspec"]

@@ -52,19 +52,18 @@ extension SiteBuilder {
 
     /// What the next build reuses: every flow's fingerprint, ids, card and own diagnostics.
     /// `into` is the new tree, or the output itself when updating in place.
-    func writeCache(_ setup: BuildSetup, _ infos: [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, output: String, into site: String) throws -> BuildCache {
+    func writeCache(_ setup: BuildSetup, _ infos: [FlowInfo], _ previous: PreviousBuild, output: String, into site: String) throws -> BuildCache {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let statByPath = Dictionary(sources.map { ($0.path, $0.stat) }, uniquingKeysWith: { first, _ in first })
         let newCache = BuildCache(globalKey: setup.globalKey, entries: infos.map { info in
             // A flow described from the cache keeps its diagnostics as the cache has them.
-            if info.flow == nil, let old = previous.entries[info.path] {
-                return BuildCache.Entry(record: info.record, stat: statByPath[info.path] ?? "", diagnostics: old.diagnostics)
+            if info.flow == nil, let old = info.previous {
+                return BuildCache.Entry(record: info.record, stat: info.stat, diagnostics: old.diagnostics)
             }
             let encoded = info.diagnostics.compactMap { (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) } }
-            return BuildCache.Entry(record: info.record, stat: statByPath[info.path] ?? "", diagnostics: encoded.joined(separator: "\n"))
-        })
-        try newCache.write(to: site, shards: Self.searchShards, shardOf: previous.shard(of:), previous: previous.cache, previousSite: output)
+            return BuildCache.Entry(record: info.record, stat: info.stat, diagnostics: encoded.joined(separator: "\n"))
+        }, entryShards: infos.map(\.shard))
+        try newCache.write(to: site, shards: Self.searchShards, previous: previous.cache, previousSite: output)
         return newCache
     }
 

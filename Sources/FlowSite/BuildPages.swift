@@ -18,6 +18,10 @@ extension SiteBuilder {
         var diagnostics: [Diagnostic]
         /// The parsed flow; nil for a flow described from the cache.
         var flow: Flow?
+        /// The previous build's entry for its path (`Source.previous`).
+        var previous: BuildCache.Entry?
+        /// Its source's size and modification time (`Source.stat`), for the cache.
+        var stat: String
 
         subscript<Value>(dynamicMember field: WritableKeyPath<FlowRecord, Value>) -> Value {
             get { record[keyPath: field] }
@@ -31,8 +35,11 @@ extension SiteBuilder {
     struct PagePlan: Sendable {
         var render: [Int]
         var reuse: [Int]
-        /// The names in the previous site's `flows/` folder.
-        var existing: Set<String> = []
+        /// Each flow's page file name, by flow info index (made once: the report and the
+        /// removal of stale pages need them too).
+        var names: [String] = []
+        /// The names in the previous site's `flows/` folder that no flow of this build has.
+        var stale: [String] = []
     }
 
     /// One info per source: parsed flows fresh, unchanged ones from the cache (their diagnostics
@@ -41,20 +48,28 @@ extension SiteBuilder {
         _ sources: [Source], _ specs: ParsedSpecs, _ plan: ParsePlan, _ previous: PreviousBuild, diagnostics: inout [Diagnostic]
     ) -> [FlowInfo] {
         var infos: [FlowInfo] = []
+        infos.reserveCapacity(sources.count)
         let parsedByPath = Dictionary(specs.flows.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
         let decoder = JSONDecoder()
-        for source in sources {
-            if let flow = parsedByPath[source.path] {
+        // Sources and infos are read in place, not copied per element: at 2 000 flows each
+        // copy's retains were cache misses on objects spread over the heap (perf: swift_retain
+        // was a sixth of serve's warm rebuild).
+        for index in sources.indices {
+            let path = sources[index].path
+            if let flow = parsedByPath[path] {
                 let plainTitle = MarkdownRenderer.plainText(source: flow.title).trimmingCharacters()
                 let record = FlowRecord(
-                    path: source.path, contentHash: source.hash, id: flow.id, lang: flow.lang,
+                    path: path, contentHash: sources[index].hash, id: flow.id, lang: flow.lang,
                     translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
                     tags: flow.tags, card: "", openapi: APIDescriptionCache.file(for: flow) ?? "", pageKey: "")
-                infos.append(FlowInfo(record: record, shard: previous.shard(of: source.path), diagnostics: specs.diagnosticsByFile[source.path] ?? [], flow: flow))
-            } else if !plan.toParse.contains(source.path), let entry = previous.entries[source.path] {
-                let replayed = entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
+                infos.append(FlowInfo(
+                    record: record, shard: previous.shard(of: path), diagnostics: specs.diagnosticsByFile[path] ?? [], flow: flow,
+                    previous: sources[index].previous, stat: sources[index].stat))
+            } else if sources[index].previous != nil, !plan.toParse.contains(path), let entry = sources[index].previous {
+                let replayed = entry.diagnostics.isEmpty
+                    ? [] : entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
                 diagnostics += replayed
-                infos.append(FlowInfo(record: entry.record, shard: previous.shard(of: source.path), diagnostics: replayed, flow: nil))
+                infos.append(FlowInfo(record: entry.record, shard: previous.shard(of: path), diagnostics: replayed, flow: nil, previous: entry, stat: sources[index].stat))
             }
         }
         return infos
@@ -71,11 +86,20 @@ extension SiteBuilder {
     func assignPageKeys(
         _ infos: inout [FlowInfo], _ previous: PreviousBuild, globalKey: String, apiDescriptions: APIDescriptionCache
     ) -> (groups: [String: [TranslationLink]], context: PageKeyContext) {
+        // Only groups some translation names are listed; any other flow is a group of its own
+        // (`translations(of:in:)`), which spares a list per flow at every rebuild.
         var groups: [String: [TranslationLink]] = [:]
         var descriptions = Set<String>()
+        var translated = Set<String>()
         for index in infos.indices {
-            groups[infos[index].groupKey, default: []].append(TranslationLink(id: infos[index].id, lang: infos[index].lang, title: infos[index].title))
-            if !infos[index].openapi.isEmpty { descriptions.insert(infos[index].openapi) }
+            let record = infos[index].record
+            if !record.translationOf.isEmpty { translated.insert(record.translationOf) }
+            if !record.openapi.isEmpty { descriptions.insert(record.openapi) }
+        }
+        if !translated.isEmpty {
+            for index in infos.indices where translated.contains(infos[index].groupKey) {
+                groups[infos[index].groupKey, default: []].append(Self.link(to: infos[index]))
+            }
         }
         let context = PageKeyContext(
             globalKey: globalKey, headExtra: options.headExtra,
@@ -87,9 +111,11 @@ extension SiteBuilder {
         var toCompute: [Int] = []
         for index in infos.indices {
             let openapi = infos[index].openapi
-            if let known, infos[index].flow == nil, let old = previous.entries[infos[index].path],
+            if let known, infos[index].flow == nil, let old = infos[index].previous,
                openapi.isEmpty || (known[openapi] != nil && known[openapi] == context.descriptions[openapi]) {
-                infos[index].pageKey = old.pageKey
+                // (Compared first: a record described from the cache shares its storage with
+                // the cache's entry, and a write would copy it.)
+                if infos[index].record.pageKey != old.pageKey { infos[index].pageKey = old.pageKey }
             } else {
                 toCompute.append(index)
             }
@@ -97,18 +123,20 @@ extension SiteBuilder {
         // A group's part of its members' keys, once per group (ids are unique, so the order is total).
         var memberParts: [String: [String]] = [:]
         for index in toCompute where memberParts[infos[index].groupKey] == nil {
-            let members = groups[infos[index].groupKey] ?? []
+            let members = Self.translations(of: infos[index], in: groups)
             var part = [String(members.count)]
             for member in members.sorted(by: { $0.id.utf8Precedes($1.id) }) { part.append(member.id + "\u{1F}" + member.lang + "\u{1F}" + member.title) }
             memberParts[infos[index].groupKey] = part
         }
         // One SHA-256 per page over length-prefixed parts, on all cores.
         let keys = OrderedSlots<String>(count: toCompute.count)
-        let snapshot = infos
+        // (The infos to key, copied out: a copy of the whole array would stay shared while the
+        // keys are stored below, and the first store would copy all 2 000 infos.)
+        let selected = toCompute.map { infos[$0] }
         let parts = memberParts
         let computed = toCompute
         DispatchQueue.concurrentPerform(iterations: computed.count) { position in
-            let info = snapshot[computed[position]]
+            let info = selected[position]
             var key = [globalKey, info.contentHash]
             key += parts[info.groupKey] ?? ["0"]
             key.append(info.openapi.isEmpty ? "-" : context.descriptions[info.openapi] ?? "-")
@@ -120,22 +148,44 @@ extension SiteBuilder {
         return (groups, context)
     }
 
+    /// The members of a flow's translation group, in source order: the listed group, or the
+    /// flow alone.
+    static func translations(of info: FlowInfo, in groups: [String: [TranslationLink]]) -> [TranslationLink] {
+        groups[info.groupKey] ?? [link(to: info)]
+    }
+
+    static func link(to info: FlowInfo) -> TranslationLink {
+        TranslationLink(id: info.record.id, lang: info.record.lang, title: info.record.title)
+    }
+
     /// Reuse a page whose key (and, for a parsed flow, content) is unchanged and whose file is
     /// still there; render the others, parsing now the ones that were not parsed.
     func planPages(_ infos: inout [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, output: String, report: inout SiteBuildReport) -> PagePlan {
         // The previous pages, from one listing of their folder (not a stat per page).
         let previousPages = previous.cache == nil ? [] : FileSystem.names(in: output + "/flows")
-        var plan = PagePlan(render: [], reuse: [], existing: previousPages)
-        for (index, info) in infos.enumerated() {
-            let pageExists = previousPages.contains(Self.fileName(info.id))
-            let old = previous.entries[info.path]
-            if info.flow == nil, old?.pageKey == info.pageKey, pageExists {
+        var plan = PagePlan(render: [], reuse: [])
+        plan.names.reserveCapacity(infos.count)
+        var found = 0
+        for index in infos.indices {
+            let record = infos[index].record
+            let name = Self.fileName(record.id)
+            plan.names.append(name)
+            let pageExists = previousPages.contains(name)
+            if pageExists { found += 1 }
+            let old = infos[index].previous?.record
+            let parsed = infos[index].flow != nil
+            if !parsed, old?.pageKey == record.pageKey, pageExists {
                 plan.reuse.append(index)
-            } else if info.flow != nil, old?.pageKey == info.pageKey, old?.contentHash == info.contentHash, pageExists {
+            } else if parsed, old?.pageKey == record.pageKey, old?.contentHash == record.contentHash, pageExists {
                 plan.reuse.append(index)
             } else {
                 plan.render.append(index)
             }
+        }
+        // Pages no flow has any more: none when every previous page was found (file names are
+        // unique: ids are), which spares a set of 2 000 names on every rebuild.
+        if found < previousPages.count {
+            plan.stale = Array(previousPages.subtracting(plan.names))
         }
         // A flow that needs a page but was not parsed (its key changed for another reason): parse it.
         let missing = plan.render.filter { infos[$0].flow == nil }
@@ -158,16 +208,16 @@ extension SiteBuilder {
         let work = Array(Set(plan.render + needsCard)).sorted()
         let slots = OrderedSlots<(error: String?, card: String, search: String)>(count: work.count)
         let renderSet = Set(plan.render)
-        let infosSnapshot = infos
+        let selected = work.map { infos[$0] }  // (not the whole array: see assignPageKeys)
         DispatchQueue.concurrentPerform(iterations: work.count) { position in
-            let info = infosSnapshot[work[position]]
+            let info = selected[position]
             guard let flow = info.flow else {
                 slots.set(position, (nil, info.card, info.search))
                 return
             }
             var error: String?
             if renderSet.contains(work[position]) {
-                let page = renderer.flowPageBytes(flow, translations: groups[info.groupKey] ?? [])
+                let page = renderer.flowPageBytes(flow, translations: Self.translations(of: info, in: groups))
                 do {
                     let path = temporary + "/flows/" + Self.fileName(info.id)
                     try replacing ? FileSystem.replace(page, at: path) : FileSystem.write(page, to: path)

@@ -137,7 +137,13 @@ struct PreviousBuild: Sendable {
             cache = previous
         }
         let entries = Dictionary((cache?.entries ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        return PreviousBuild(cache: cache, entries: entries, shards: entries.mapValues { SiteBuilder.shard(of: $0.path) })
+        return PreviousBuild(cache: cache, entries: entries, shards: shardsByPath(cache))
+    }
+
+    /// The cache's entries' shards by path (the first entry of a path, as `entries` keeps it).
+    static func shardsByPath(_ cache: BuildCache?) -> [String: Int] {
+        guard let cache else { return [:] }
+        return Dictionary(zip(cache.entries.lazy.map(\.path), cache.entryShards), uniquingKeysWith: { first, _ in first })
     }
 
     /// The stamps of the cache's files under a site folder.
@@ -151,6 +157,6 @@ extension PreviousBuild {
     /// What a build wrote, as the next build's previous build.
     init(written cache: BuildCache, after previous: PreviousBuild, keyContext: PageKeyContext) {
         let entries = Dictionary(cache.entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        self.init(cache: cache, entries: entries, shards: entries.mapValues { previous.shard(of: $0.path) }, keyContext: keyContext)
+        self.init(cache: cache, entries: entries, shards: Self.shardsByPath(cache), keyContext: keyContext)
     }
 }

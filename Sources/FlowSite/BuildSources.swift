@@ -14,6 +14,9 @@ extension SiteBuilder {
         var bytes: [UInt8]?
         var hash: String
         var stat: String
+        /// The previous build's entry for this path, looked up once here: the later stages ask
+        /// for it per flow, and at 2 000 flows each lookup by path was a string hash.
+        var previous: BuildCache.Entry?
     }
 
     /// What to parse: every spec without a cache; otherwise the changed ones and the translation
@@ -44,11 +47,14 @@ extension SiteBuilder {
         diagnostics += setup.providers.diagnostics
         var found: [Source?] = Array(repeating: nil, count: files.count)
         var toRead: [Int] = []
+        var earlier: [BuildCache.Entry?] = Array(repeating: nil, count: files.count)
         for (index, file) in files.enumerated() {
             let stat = stats[index]
-            if let stat, let entry = previous.entries[file], entry.stat == stat {
-                found[index] = Source(path: file, bytes: nil, hash: entry.contentHash, stat: stat)
+            let entry = previous.entries[file]
+            if let stat, let entry, entry.stat == stat {
+                found[index] = Source(path: file, bytes: nil, hash: entry.contentHash, stat: stat, previous: entry)
             } else {
+                earlier[index] = entry
                 toRead.append(index)
             }
         }
@@ -58,7 +64,7 @@ extension SiteBuilder {
         // decoded when something asks for it (a one-flow rebuild of 30 flows spent 74 % of its
         // instructions decoding two descriptions its changed flow did not name; callgrind).
         if previous.cache != nil {
-            let described = Set(toRead.compactMap { previous.entries[files[$0]]?.openapi }.filter { !$0.isEmpty })
+            let described = Set(toRead.compactMap { earlier[$0]?.openapi }.filter { !$0.isEmpty })
             if described.count <= 4 { APIDescriptionLoader.prefetch(Array(described)) }
         }
         let reads = OrderedSlots<Result<(bytes: [UInt8], hash: String), FileSystem.Error>>(count: toRead.count)
@@ -76,12 +82,17 @@ extension SiteBuilder {
         for (position, index) in toRead.enumerated() {
             switch reads.get(position) {
             case .success(let read):
-                found[index] = Source(path: files[index], bytes: read.bytes, hash: read.hash, stat: stats[index] ?? "")
+                found[index] = Source(path: files[index], bytes: read.bytes, hash: read.hash, stat: stats[index] ?? "", previous: earlier[index])
             case .failure(let error):
                 diagnostics.append(Diagnostic(.binaryFile, severity: .error, location: .start(of: files[index]), message: "cannot read the file: \(error)"))
             }
         }
-        return found.compactMap { $0 }
+        var sources: [Source] = []
+        sources.reserveCapacity(found.count)
+        for index in found.indices {
+            if let source = found[index].take() { sources.append(source) }
+        }
+        return sources
     }
 
     /// Everything without a cache; otherwise changed files and the translation groups they touch
@@ -92,14 +103,14 @@ extension SiteBuilder {
         var parsedEarly: [String: ParseResult] = [:]
         var touchedGroups = Set<String>()
         var known = 0
-        for source in sources {
-            guard let old = previous.entries[source.path] else {
-                toParse.insert(source.path)
+        for index in sources.indices {
+            guard let old = sources[index].previous?.record else {
+                toParse.insert(sources[index].path)
                 continue
             }
             known += 1
-            if old.contentHash != source.hash {
-                toParse.insert(source.path)
+            if old.contentHash != sources[index].hash {
+                toParse.insert(sources[index].path)
                 touchedGroups.insert(old.groupKey)
             }
         }
@@ -118,7 +129,7 @@ extension SiteBuilder {
             if let flow = result.flow { touchedGroups.insert(flow.translationOf ?? flow.id) }
         }
         if !touchedGroups.isEmpty {
-            for entry in cache.entries where !toParse.contains(entry.path) && touchedGroups.contains(entry.groupKey) && isCurrent(entry.path) {
+            for entry in cache.entries where touchedGroups.contains(entry.groupKey) && !toParse.contains(entry.path) && isCurrent(entry.path) {
                 toParse.insert(entry.path)
             }
         }

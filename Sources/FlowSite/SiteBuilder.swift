@@ -132,7 +132,7 @@ public struct SiteBuilder: Sendable {
             diagnostics: diagnostics, succeeded: false, outputDirectory: target.output, indexPath: target.output + "/index.html",
             files: sources.map(\.path), renderedPages: [], reusedPages: [], parsedFiles: specs.sources.map(\.path)
         )
-        report.descriptions = Set(infos.map(\.openapi).filter { !$0.isEmpty }).sorted()
+        report.descriptions = Set(infos.lazy.map { $0.record.openapi }.filter { !$0.isEmpty }).sorted()
         report.providerProfiles = setup.providers.files.map(\.path)
         if diagnostics.contains(where: { $0.severity == .error }) { return report }
         timer.mark("infos")
@@ -142,14 +142,14 @@ public struct SiteBuilder: Sendable {
         timer.mark("reuse")
         let written: WrittenState
         if let memory = options.memory, previous.cache != nil, FileSystem.isDirectory(target.output) {
-            written = try updateInPlace(setup, target, previous, sources, &infos, pages, groups, memory: memory, timer: timer)
+            written = try updateInPlace(setup, target, previous, &infos, pages, groups, memory: memory, timer: timer)
         } else {
-            written = try writeSite(setup, target, previous, sources, &infos, pages, groups, timer: timer)
+            written = try writeSite(setup, target, previous, &infos, pages, groups, timer: timer)
         }
         options.memory.map { remember(written, previous: previous, keyContext: keyContext, output: target.output, in: $0) }
         report.succeeded = true
-        report.renderedPages = pages.render.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
-        report.reusedPages = pages.reuse.map { "flows/" + Self.fileName(infos[$0].id) }.sorted()
+        report.renderedPages = Self.sortedPagePaths(pages.render, names: pages.names)
+        report.reusedPages = Self.sortedPagePaths(pages.reuse, names: pages.names)
         // The build's models: tens of thousands of small objects at 2 000 flows, whose freeing
         // took tens of milliseconds. A process that exits right after keeps them; a long-running
         // caller (serve) has them freed on another thread, after this build has returned.
@@ -163,7 +163,7 @@ public struct SiteBuilder: Sendable {
     /// Renders into a new tree beside the old one (reused pages hard-linked in the background
     /// meanwhile), then swaps it in; on any failure the new tree is removed and the old stays.
     private func writeSite(
-        _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild, _ sources: [Source],
+        _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild,
         _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], timer: PhaseTimer
     ) throws -> WrittenState {
         let temporary = try target.makeTemporaryTree()
@@ -190,7 +190,7 @@ public struct SiteBuilder: Sendable {
             timer.mark("links (wait)")
             try writeTree(setup, index, search, infos: infos, order: order, output: target.output, into: temporary)
             timer.mark("write index")
-            let cache = try writeCache(setup, infos, sources, previous, output: target.output, into: temporary)
+            let cache = try writeCache(setup, infos, previous, output: target.output, into: temporary)
             timer.mark("write cache")
             try swapIn(temporary, target.output)
             timer.mark("swap")
@@ -206,6 +206,14 @@ public struct SiteBuilder: Sendable {
     /// Number of search-index files: enough that one changed flow rewrites a small part of the
     /// index, few enough that the search page loads them at once.
     static let searchShards = 16
+
+    /// `flows/NAME` of the given pages, in byte order of their names (memcmp over one buffer:
+    /// a String sort of 2 000 names was a tenth of a warm rebuild's own work).
+    static func sortedPagePaths(_ indices: [Int], names: [String]) -> [String] {
+        var keys = ByteKeys(capacity: indices.count)
+        for index in indices { keys.appendKey(bytesOf: names[index]) }
+        return keys.sortedPositions().map { "flows/" + names[indices[$0]] }
+    }
 
     static func shard(of path: String) -> Int {
         Int(ContentHash.of(path).low % UInt64(searchShards))

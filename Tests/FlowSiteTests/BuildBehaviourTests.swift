@@ -129,7 +129,7 @@ struct BuildBehaviourTests {
         first.title = "B"
         first.tags = ["t", "u"]
         #expect(first == second, "equal by value, in separate storage")
-        var infos = [SiteBuilder.FlowInfo(record: first, shard: 0, diagnostics: [], flow: nil)]
+        var infos = [SiteBuilder.FlowInfo(record: first, shard: 0, diagnostics: [], flow: nil, stat: "")]
         let snapshot = infos
         infos[0].pageKey = "changed"
         #expect(snapshot[0].pageKey == "k" && infos[0].pageKey == "changed")
