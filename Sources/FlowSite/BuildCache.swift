@@ -124,8 +124,9 @@ struct BuildCache: Sendable {
         var current = [[Int]](repeating: [], count: shards)
         for index in entries.indices { current[entryShards[index]].append(index) }
         let oldEntries = previous?.entries ?? []
+        let oldShards = previous?.entryShards ?? []
         var old = [[Int]](repeating: [], count: shards)
-        for index in oldEntries.indices { old[previous!.entryShards[index]].append(index) }
+        for index in oldEntries.indices { old[oldShards[index]].append(index) }
         for shard in 0..<shards {
             let path = "/" + Self.shardPath(shard)
             let unchanged = previous != nil && current[shard].count == old[shard].count

@@ -65,7 +65,7 @@ extension SiteBuilder {
                 infos.append(FlowInfo(
                     record: record, shard: previous.shard(of: path), diagnostics: specs.diagnosticsByFile[path] ?? [], flow: flow,
                     previous: sources[index].previous, stat: sources[index].stat))
-            } else if sources[index].previous != nil, !plan.toParse.contains(path), let entry = sources[index].previous {
+            } else if let entry = sources[index].previous, !plan.toParse.contains(path) {
                 let replayed = entry.diagnostics.isEmpty
                     ? [] : entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
                 diagnostics += replayed

@@ -148,8 +148,8 @@ public struct SiteBuilder: Sendable {
         }
         options.memory.map { remember(written, previous: previous, keyContext: keyContext, output: target.output, in: $0) }
         report.succeeded = true
-        report.renderedPages = Self.sortedPagePaths(pages.render, names: pages.names)
-        report.reusedPages = Self.sortedPagePaths(pages.reuse, names: pages.names)
+        report.renderedPages = pages.render.map { "flows/" + pages.names[$0] }.sorted()
+        report.reusedPages = pages.reuse.map { "flows/" + pages.names[$0] }.sorted()
         // The build's models: tens of thousands of small objects at 2 000 flows, whose freeing
         // took tens of milliseconds. A process that exits right after keeps them; a long-running
         // caller (serve) has them freed on another thread, after this build has returned.
@@ -206,14 +206,6 @@ public struct SiteBuilder: Sendable {
     /// Number of search-index files: enough that one changed flow rewrites a small part of the
     /// index, few enough that the search page loads them at once.
     static let searchShards = 16
-
-    /// `flows/NAME` of the given pages, in byte order of their names (memcmp over one buffer:
-    /// a String sort of 2 000 names was a tenth of a warm rebuild's own work).
-    static func sortedPagePaths(_ indices: [Int], names: [String]) -> [String] {
-        var keys = ByteKeys(capacity: indices.count)
-        for index in indices { keys.appendKey(bytesOf: names[index]) }
-        return keys.sortedPositions().map { "flows/" + names[indices[$0]] }
-    }
 
     static func shard(of path: String) -> Int {
         Int(ContentHash.of(path).low % UInt64(searchShards))
