@@ -7,12 +7,22 @@ import JOSE
 extension MockProvider {
     // MARK: HTTP
 
-    public func handle(_ request: MockHTTPRequest) async -> MockHTTPResponse {
+    /// Answers on the actor, except the ID token of a code exchange or refresh: signed after,
+    /// off the actor (`UnsignedIDToken`).
+    public nonisolated func handle(_ request: MockHTTPRequest) async -> MockHTTPResponse {
+        let (response, issued) = await respond(to: request)
+        return issued?.response() ?? response
+    }
+
+    /// `handle` on the actor: the response, or the tokens of a successful grant whose ID token
+    /// is still to be signed (recorded as the 200 it will be).
+    func respond(to request: MockHTTPRequest) -> (MockHTTPResponse, IssuedTokens?) {
         sequence += 1
         var record = RecordedRequest(
             sequence: sequence, time: clock(), method: request.method, path: request.path, endpoint: .unknown,
             fields: [:], grantType: nil, clientID: nil, clientSecret: nil, status: 0, error: nil, servedKeyIDs: nil)
         let response: MockHTTPResponse
+        var issued: IssuedTokens?
         let endpoints = profile.endpoints
         switch (request.method, request.path) {
         case ("GET", endpoints.jwks):
@@ -36,7 +46,12 @@ extension MockProvider {
             response = authorize(fields)
         case ("POST", endpoints.token):
             record.endpoint = .token
-            response = token(request, record: &record)
+            switch token(request, record: &record) {
+            case .refused(let refusal): response = refusal
+            case .issued(let tokens):
+                issued = tokens
+                response = .json(200, bytes: [])
+            }
         case ("POST", endpoints.revocation ?? "\u{0}"):
             record.endpoint = .revoke
             response = revoke(request, record: &record)
@@ -67,7 +82,7 @@ extension MockProvider {
         // A long-running `flowspec mock` keeps the newest records only (a check run makes a few
         // thousand).
         log.append(record)
-        return response
+        return (response, issued)
     }
 
     /// The discovery document (OpenID Connect Discovery 1.0 §3), pointing at this mock.
@@ -134,61 +149,56 @@ extension MockProvider {
         return .json(200, bytes: claims.jsonBytes())
     }
 
-    func token(_ request: MockHTTPRequest, record: inout RecordedRequest) -> MockHTTPResponse {
+    /// What `/auth/token` answers: a refusal, or the tokens of a grant.
+    enum TokenReply {
+        case refused(MockHTTPResponse)
+        case issued(IssuedTokens)
+    }
+
+    func token(_ request: MockHTTPRequest, record: inout RecordedRequest) -> TokenReply {
         let fields = request.formFields
         record.fields = RecordedRequest.elidedFields(fields)
         let grantType = fields.first { $0.0 == "grant_type" }?.1
         record.grantType = grantType
-        if let failure = authenticateClient(request, fields: fields, record: &record) { return failure }
-        guard let grantType else { return .error(400, "invalid_request") }
-        guard grantType == "authorization_code" || grantType == "refresh_token" else { return .error(400, "unsupported_grant_type") }
-        if case .error(let code) = override { return .error(400, code) }
+        if let failure = authenticateClient(request, fields: fields, record: &record) { return .refused(failure) }
+        guard let grantType else { return .refused(.error(400, "invalid_request")) }
+        guard grantType == "authorization_code" || grantType == "refresh_token" else { return .refused(.error(400, "unsupported_grant_type")) }
+        if case .error(let code) = override { return .refused(.error(400, code)) }
         let clientID = record.clientID ?? ""
-        do {
-            if grantType == "authorization_code" {
-                guard let code = fields.first(where: { $0.0 == "code" })?.1, !code.isEmpty else { return .error(400, "invalid_request") }
-                guard var grant = codes[code], grant.clientID == clientID else {
-                    return .error(400, "invalid_grant", description: "The code is invalid.")
-                }
-                guard !grant.used || !profile.codeSingleUse else { return .error(400, "invalid_grant", description: "The code has already been used.") }
-                guard now - grant.issuedAt <= Int64(profile.codeLifetime) else {
-                    return .error(400, "invalid_grant", description: "The code has expired or has been revoked.")
-                }
-                if let expected = grant.redirectURI ?? registrations[clientID]?.redirectURI,
-                    let given = fields.first(where: { $0.0 == "redirect_uri" })?.1, given != expected
-                {
-                    return .error(400, "invalid_grant", description: "The redirect_uri does not match.")
-                }
-                if grant.redirectURI != nil, fields.first(where: { $0.0 == "redirect_uri" }) == nil {
-                    return .error(400, "invalid_request", description: "redirect_uri is required.")
-                }
-                grant.used = true
-                codes[code] = grant
-                let refresh = issueToken(kind: "refresh_token", clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, parent: nil)
-                exchanged[code, default: []].append(refresh)
-                let access = issueToken(kind: "access_token", clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, parent: refresh)
-                let idToken = try exchangedIDToken(clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, accessToken: access)
-                let body: JSONObject = [
-                    "access_token": .string(access), "token_type": "Bearer", "expires_in": 3600,
-                    "refresh_token": .string(refresh), "id_token": .string(idToken),
-                ]
-                return .json(200, bytes: body.jsonBytes())
-            } else {
-                guard let refresh = fields.first(where: { $0.0 == "refresh_token" })?.1, !refresh.isEmpty else {
-                    return .error(400, "invalid_request")
-                }
-                guard let grant = tokens[refresh], grant.kind == "refresh_token", grant.clientID == clientID, !grant.revoked else {
-                    return .error(400, "invalid_grant", description: "The refresh token is invalid or has been revoked.")
-                }
-                let access = issueToken(kind: "access_token", clientID: clientID, user: grant.user, nonceClaim: nil, parent: refresh)
-                let idToken = try exchangedIDToken(clientID: clientID, user: grant.user, nonceClaim: nil, accessToken: access)
-                let body: JSONObject = [
-                    "access_token": .string(access), "token_type": "Bearer", "expires_in": 3600, "id_token": .string(idToken),
-                ]
-                return .json(200, bytes: body.jsonBytes())
+        if grantType == "authorization_code" {
+            guard let code = fields.first(where: { $0.0 == "code" })?.1, !code.isEmpty else { return .refused(.error(400, "invalid_request")) }
+            guard var grant = codes[code], grant.clientID == clientID else {
+                return .refused(.error(400, "invalid_grant", description: "The code is invalid."))
             }
-        } catch {
-            return .error(500, "server_error")
+            guard !grant.used || !profile.codeSingleUse else { return .refused(.error(400, "invalid_grant", description: "The code has already been used.")) }
+            guard now - grant.issuedAt <= Int64(profile.codeLifetime) else {
+                return .refused(.error(400, "invalid_grant", description: "The code has expired or has been revoked."))
+            }
+            if let expected = grant.redirectURI ?? registrations[clientID]?.redirectURI,
+                let given = fields.first(where: { $0.0 == "redirect_uri" })?.1, given != expected
+            {
+                return .refused(.error(400, "invalid_grant", description: "The redirect_uri does not match."))
+            }
+            if grant.redirectURI != nil, fields.first(where: { $0.0 == "redirect_uri" }) == nil {
+                return .refused(.error(400, "invalid_request", description: "redirect_uri is required."))
+            }
+            grant.used = true
+            codes[code] = grant
+            let refresh = issueToken(kind: "refresh_token", clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, parent: nil)
+            exchanged[code, default: []].append(refresh)
+            let access = issueToken(kind: "access_token", clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, parent: refresh)
+            let idToken = exchangedIDToken(clientID: clientID, user: grant.user, nonceClaim: grant.nonceClaim, accessToken: access)
+            return .issued(IssuedTokens(access: access, refresh: refresh, idToken: idToken))
+        } else {
+            guard let refresh = fields.first(where: { $0.0 == "refresh_token" })?.1, !refresh.isEmpty else {
+                return .refused(.error(400, "invalid_request"))
+            }
+            guard let grant = tokens[refresh], grant.kind == "refresh_token", grant.clientID == clientID, !grant.revoked else {
+                return .refused(.error(400, "invalid_grant", description: "The refresh token is invalid or has been revoked."))
+            }
+            let access = issueToken(kind: "access_token", clientID: clientID, user: grant.user, nonceClaim: nil, parent: refresh)
+            let idToken = exchangedIDToken(clientID: clientID, user: grant.user, nonceClaim: nil, accessToken: access)
+            return .issued(IssuedTokens(access: access, refresh: nil, idToken: idToken))
         }
     }
 
@@ -254,5 +264,21 @@ extension MockProvider {
     static func html(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
             .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
+
+/// The tokens of a successful grant at `/auth/token`, settled on the provider's actor; the ID
+/// token is signed when the response is made, off the actor.
+struct IssuedTokens: Sendable {
+    var access: String
+    /// Only an authorization-code grant issues one.
+    var refresh: String?
+    var idToken: UnsignedIDToken
+
+    func response() -> MockHTTPResponse {
+        var body: JSONObject = ["access_token": .string(access), "token_type": "Bearer", "expires_in": 3600]
+        if let refresh { body.append("refresh_token", .string(refresh)) }
+        body.append("id_token", .string(idToken.signed()))
+        return .json(200, bytes: body.jsonBytes())
     }
 }

@@ -11,16 +11,30 @@ extension MockProvider {
     /// The `nonce` claim is `rawNonce` itself (`.verbatim`) or its SHA-256 in lowercase hex
     /// (`.sha256`): the flow says which. Forgeries change the token (or, for C14, the nonce
     /// the client will post); P5/P6 rotate the keys first.
-    public func signIn(
+    ///
+    /// The provider's state (codes, rotations) changes on its actor; the token is signed after,
+    /// off the actor (`UnsignedIDToken`), so that other requests to this provider do not wait
+    /// for an RSA signature.
+    public nonisolated func signIn(
         clientID: String, rawNonce: String?, user: MockUser, forgery: TokenForgery = .none,
         outcome: AuthorizeOutcome = .approved, nonce: NonceTransform = .sha256
-    ) -> ProviderSignIn {
+    ) async -> ProviderSignIn {
+        var (signIn, unsigned) = await beginSignIn(clientID: clientID, rawNonce: rawNonce, user: user, forgery: forgery, outcome: outcome, nonce: nonce)
+        signIn.idToken = unsigned?.signed()
+        return signIn
+    }
+
+    /// `signIn` on the actor: everything but the signature.
+    func beginSignIn(
+        clientID: String, rawNonce: String?, user: MockUser, forgery: TokenForgery,
+        outcome: AuthorizeOutcome, nonce: NonceTransform
+    ) -> (ProviderSignIn, UnsignedIDToken?) {
         let state = random.string(length: 16)
         guard outcome == .approved else {
-            return ProviderSignIn(
+            return (ProviderSignIn(
                 outcome: outcome, code: nil, idToken: nil, rawNonce: rawNonce, nonceClaim: nil, state: state,
                 user: user, userJSON: nil,
-                error: outcome == .denied ? "user_cancelled_authorize" : "authentication_failed", forgery: forgery)
+                error: outcome == .denied ? "user_cancelled_authorize" : "authentication_failed", forgery: forgery), nil)
         }
         var raw = rawNonce
         if raw == nil, let caseID = forgery.caseID, ["P7", "C12", "C13", "C14"].contains(caseID) {
@@ -31,18 +45,11 @@ extension MockProvider {
         let code = issueCode(clientID: clientID, user: user, nonceClaim: nonceClaim, redirectURI: nil)
         let mint = minter(for: forgery)
         let claims = mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nonceClaim, code: code)
-        let token = Self.signed { try mint.idToken(
-            claims: claims, forgery: forgery, nonceClaim: nonceClaim, clientID: clientID, user: user,
-            notification: {
-                try mint.notification(
-                    claims: mint.notificationClaims(clientID: clientID, event: NotificationEvent(kind: .emailEnabled, sub: user.sub, email: user.email)),
-                    forgery: .none, event: NotificationEvent(kind: .emailEnabled, sub: user.sub, email: user.email), clientID: clientID, idToken: { "" })
-            })
-        }
         let posted = forgery.caseID == "C14" ? nonceClaim : raw
-        return ProviderSignIn(
-            outcome: .approved, code: code, idToken: token, rawNonce: posted, nonceClaim: nonceClaim, state: state,
-            user: user, userJSON: user.userJSON, error: nil, forgery: forgery)
+        return (ProviderSignIn(
+            outcome: .approved, code: code, idToken: nil, rawNonce: posted, nonceClaim: nonceClaim, state: state,
+            user: user, userJSON: user.userJSON, error: nil, forgery: forgery),
+            UnsignedIDToken(mint: mint, claims: claims, forgery: forgery, nonceClaim: nonceClaim, clientID: clientID, user: user))
     }
 
     /// Another authorization code for the same sign-in (user, client, nonce claim), as a second
@@ -55,18 +62,25 @@ extension MockProvider {
     /// A signed server-to-server notification JWT (post it as `{"payload":"<JWT>"}`), honest or
     /// forged: N2, C17 index 1 (an ID token instead), and every header, signature and claim
     /// forgery for which `forgery.canApply(to: .notification)` holds (P5/P6 rotate first).
-    public func mintNotification(clientID: String, event: NotificationEvent, forgery: TokenForgery = .none) -> String {
-        if forgery.canApply(to: .notification) {
-            rotateKeys(for: forgery)
-        }
-        let mint = minter(for: forgery)
-        let claims = mint.notificationClaims(clientID: clientID, event: event)
+    /// Signed off the actor, as `signIn`.
+    public nonisolated func mintNotification(clientID: String, event: NotificationEvent, forgery: TokenForgery = .none) async -> String {
+        let (mint, claims) = await beginNotification(clientID: clientID, event: event, forgery: forgery)
+        let profile = self.profile
         return Self.signed {
             try mint.notification(claims: claims, forgery: forgery, event: event, clientID: clientID) {
                 let user = MockUser(sub: event.sub, email: event.email ?? "user@\(profile.emailDomain)")
                 return try mint.honest(mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nil, code: nil))
             }
         }
+    }
+
+    /// `mintNotification` on the actor: rotation (P5/P6) and the claims.
+    func beginNotification(clientID: String, event: NotificationEvent, forgery: TokenForgery) -> (TokenMinter, JSONObject) {
+        if forgery.canApply(to: .notification) {
+            rotateKeys(for: forgery)
+        }
+        let mint = minter(for: forgery)
+        return (mint, mint.notificationClaims(clientID: clientID, event: event))
     }
 
     /// Signing with in-memory keys the provider generated cannot fail short of OpenSSL breaking.
@@ -166,7 +180,7 @@ extension MockProvider {
     }
 
     /// The ID token `/auth/token` returns, bent by the override for X1/X3.
-    func exchangedIDToken(clientID: String, user: MockUser, nonceClaim: String?, accessToken: String) throws -> String {
+    func exchangedIDToken(clientID: String, user: MockUser, nonceClaim: String?, accessToken: String) -> UnsignedIDToken {
         let mint = minter()
         var claims = mint.idTokenClaims(clientID: clientID, user: user, nonceClaim: nonceClaim, code: nil, accessToken: accessToken)
         switch override {
@@ -176,7 +190,7 @@ extension MockProvider {
         case .missingSubject: claims["sub"] = nil
         case .error, nil: break
         }
-        return try mint.honest(claims)
+        return UnsignedIDToken(mint: mint, claims: claims, forgery: .none, nonceClaim: nonceClaim, clientID: clientID, user: user)
     }
 
     /// P5 rotates the signing key before minting; P6 also adds keys the backend must skip.
@@ -187,6 +201,30 @@ extension MockProvider {
             addUnusableKeys()
             rotateSigningKey()
         default: break
+        }
+    }
+}
+
+/// An ID token whose claims the provider settled on its actor, to be signed off it: the RSA
+/// signature is most of a sign-in's or a code exchange's work, and every other request to the
+/// provider would wait for it.
+struct UnsignedIDToken: Sendable {
+    var mint: TokenMinter
+    var claims: JSONObject
+    var forgery: TokenForgery
+    var nonceClaim: String?
+    var clientID: String
+    var user: MockUser
+
+    func signed() -> String {
+        MockProvider.signed {
+            try mint.idToken(
+                claims: claims, forgery: forgery, nonceClaim: nonceClaim, clientID: clientID, user: user,
+                notification: {
+                    let event = NotificationEvent(kind: .emailEnabled, sub: user.sub, email: user.email)
+                    return try mint.notification(
+                        claims: mint.notificationClaims(clientID: clientID, event: event), forgery: .none, event: event, clientID: clientID, idToken: { "" })
+                })
         }
     }
 }

@@ -5,7 +5,8 @@ import JOSE
 /// Builds tokens byte for byte as the profile says an honest one looks (its claims, their types,
 /// its issuer), and every forgery of token-cases.md. A value made fresh for each mint by
 /// `MockProvider` (which owns the keys and the state that P5/P6 change before minting).
-struct TokenMinter {
+/// Sendable: the provider settles the claims on its actor and signs outside it.
+struct TokenMinter: Sendable {
     var profile: ProviderProfile
     /// The profile's issuers with `{{provider.url}}` filled in; the first is the honest one.
     var issuers: [String]
