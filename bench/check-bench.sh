@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark of `flowspec check` against the embedded mock backend, each figure next to an anchor
 # measured in the same run (docs/benchmarks.md, "check"):
-#   1. full check of flows/: wall time, backend requests/s, time per token case;
+#   1. full check of flows/: wall time, backend requests/s, time per token case; then the same
+#      with 1, one per core, one more than the cores (the default) and two per core items at a
+#      time (what `--concurrency` trades);
 #   2. start-up: one-flow checks next to `lint` of the same file;
 #   3. shards: `--shard i/n` in n processes at once + `--merge`, n = 1, 2, 4 — wall time, and the
 #      merged verdicts compared with the unsharded run's;
@@ -116,16 +118,31 @@ for i in $(seq "$runs"); do
   echo "run $i: wall ${wall}s, peak RSS $(( $(tail -1 "$out/rss") / 1024 )) MiB; $(grep -E 'requests to the backend' "$out/console.txt")"
   if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $wall < $best else 1)"; then best=$wall; cp "$out/check.json" "$out/best.json"; fi
 done
-python3 - "$out/best.json" <<'PY'
+python3 - "$out/best.json" "the default, cores + 1: $(( $(nproc) + 1 ))" <<'PY'
 import json, sys, statistics
 r = json.load(open(sys.argv[1]))
 cases = [x["durationMS"] for x in r["results"] if x["kind"] == "token-case"]
 scen = [x["durationMS"] for x in r["results"] if x["kind"] == "scenario"]
 s = r["summary"]
 print(f"items: {s['total']} ({len(cases)} token cases, {len(scen)} scenarios): {s['pass']} pass, {s['fail']} fail, {s['notExecutable']} not-executable, {s['info']} info")
-print(f"time per token case (each from a fresh sign-in, 4 at a time): median {statistics.median(cases):.0f} ms, p90 {sorted(cases)[int(len(cases)*0.9)]} ms")
+print(f"time per token case (each from a fresh sign-in, {sys.argv[2]} at a time): median {statistics.median(cases):.0f} ms, p90 {sorted(cases)[int(len(cases)*0.9)]} ms")
 print(f"check duration in report: {r['durationMS']} ms")
 PY
+
+# 1b. Items at a time: every party of an embedded run is in this process, so many more items
+# than cores only make each wait for the others; one run each.
+if [ "$mode" = full ]; then
+  for c in 1 "$(nproc)" $(( $(nproc) + 1 )) $(( 2 * $(nproc) )); do
+    "$bin" check flows/ --concurrency "$c" --report "json:$out/c.json" > "$out/c.txt" || true
+    python3 - "$out/c.json" "$c" "$(grep -E 'requests to the backend' "$out/c.txt")" <<'PY'
+import json, re, sys, statistics
+r = json.load(open(sys.argv[1]))
+cases = [x["durationMS"] for x in r["results"] if x["kind"] == "token-case"]
+rate = re.sub("\x1b\\[[0-9;]*m", "", sys.argv[3]).strip()
+print(f"--concurrency {sys.argv[2]}: token case median {statistics.median(cases):.0f} ms, p90 {sorted(cases)[int(len(cases)*0.9)]} ms; {rate}")
+PY
+  done
+fi
 
 # 2. Start-up: one flow, next to lint of the same file.
 echo

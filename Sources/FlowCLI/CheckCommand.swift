@@ -76,8 +76,8 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds allowed for each request, connect to last byte.", valueName: "seconds"))
     var timeout: Double = 10
 
-    @Option(help: ArgumentHelp("Items run at the same time.", valueName: "n"))
-    var concurrency: Int = 4
+    @Option(help: ArgumentHelp("Items run at the same time (default: one more than the cores against the embedded backend, \(CheckConcurrency.liveBackend) with --backend).", valueName: "n"))
+    var concurrency: Int?
 
     @Option(help: ArgumentHelp("Run only the I-th of N deterministic slices (1-based), e.g. 2/4.", valueName: "I/N"))
     var shard: String?
@@ -105,7 +105,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     func validate() throws {
         if timeout <= 0 { throw ValidationError("--timeout must be positive") }
-        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let shard, Shard(parsing: shard) == nil { throw ValidationError("--shard must be I/N with 1 ≤ I ≤ N, e.g. 2/4") }
         for report in reports where ReportTarget(parsing: report) == nil {
             throw ValidationError("--report \(report): expected json:PATH, junit:PATH or markdown:PATH")
