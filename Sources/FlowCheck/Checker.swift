@@ -24,16 +24,17 @@ public struct Checker: Sendable {
     public func run(items: [WorkItem], flows: [Flow]) async -> ReportResults {
         let flowsByID = Dictionary(flows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let runner = ItemRunner(env: environment)
-        let shared = items.filter { !$0.isExclusive }
-        let exclusive = items.filter(\.isExclusive)
+        // Positions, not copies: a 10× run's items are megabytes.
+        let shared = items.indices.filter { !items[$0].isExclusive }
+        let exclusive = items.indices.filter { items[$0].isExclusive }
         let total = items.count
-        let log = ResultLog()
+        let log = ResultLog(expected: total)
         var done = 0
         let onResult = onResult
         await withTaskGroup(of: ItemResult.self) { group in
             var next = 0
             func add() {
-                let item = shared[next]
+                let item = items[shared[next]]
                 next += 1
                 guard let flow = flowsByID[item.flowID] else { return }
                 group.addTask { await runner.run(item, flow: flow) }
@@ -49,10 +50,10 @@ public struct Checker: Sendable {
         // What an exclusive item changes belongs to its flow's provider: the items of one
         // provider run one at a time, those of different providers side by side.
         await withTaskGroup(of: [ItemResult].self) { group in
-            for queue in Self.providerQueues(exclusive, environment: environment) {
+            for queue in Self.providerQueues(exclusive, of: items, environment: environment) {
                 group.addTask {
                     var finished: [ItemResult] = []
-                    for item in queue {
+                    for item in queue.lazy.map({ items[$0] }) {
                         guard let flow = flowsByID[item.flowID] else { continue }
                         finished.append(await runner.run(item, flow: flow))
                     }
@@ -70,15 +71,15 @@ public struct Checker: Sendable {
         return ReportResults(log: log)
     }
 
-    /// `items` split by the mock provider their flow uses (flows without one together), each
-    /// queue in plan order.
-    static func providerQueues(_ items: [WorkItem], environment: RunEnvironment) -> [[WorkItem]] {
+    /// The items at `positions` split by the mock provider their flow uses (flows without one
+    /// together), each queue in plan order.
+    static func providerQueues(_ positions: [Int], of items: [WorkItem], environment: RunEnvironment) -> [[Int]] {
         var order: [ObjectIdentifier?] = []
-        var queues: [ObjectIdentifier?: [WorkItem]] = [:]
-        for item in items {
-            let key = environment.providers[item.flowID].map { ObjectIdentifier($0.provider) }
+        var queues: [ObjectIdentifier?: [Int]] = [:]
+        for position in positions {
+            let key = environment.providers[items[position].flowID].map { ObjectIdentifier($0.provider) }
             if queues[key] == nil { order.append(key) }
-            queues[key, default: []].append(item)
+            queues[key, default: []].append(position)
         }
         return order.map { queues[$0]! }
     }

@@ -51,7 +51,9 @@ final class ResultLog: Sendable {
 
     private let state: Locked<State>
 
-    init(directory: String = NSTemporaryDirectory()) {
+    /// `expected`: how many results will come (the entries are reserved at once, not grown to
+    /// up to twice that).
+    init(directory: String = NSTemporaryDirectory(), expected: Int = 0) {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         var template = Array((base + "flowspec-results-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -60,7 +62,9 @@ final class ResultLog: Sendable {
             // Not inherited by the processes a run starts (a background `rm -rf`, a backend).
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         }
-        state = Locked(State(descriptor: descriptor))
+        var initial = State(descriptor: descriptor)
+        initial.entries.reserveCapacity(expected)
+        state = Locked(initial)
     }
 
     deinit {
