@@ -6,8 +6,9 @@ import Foundation
 ///
 /// Items are independent (each signs in afresh), so they run concurrently in a task group
 /// bounded by `concurrency`. Items that change provider-wide state (key rotation, the token
-/// endpoint's behaviour, attacker-URL fetch counting) run afterwards, one at a time per
-/// provider (different providers side by side). The report's order never depends on scheduling.
+/// endpoint's behaviour, attacker-URL fetch counting) run one at a time per provider once that
+/// provider's other items are done, beside the other providers' items. The report's order
+/// never depends on scheduling.
 public struct Checker: Sendable {
     public var environment: RunEnvironment
     public var concurrency: Int
@@ -31,56 +32,77 @@ public struct Checker: Sendable {
         let log = ResultLog(expected: total)
         var done = 0
         let onResult = onResult
-        await withTaskGroup(of: ItemResult.self) { group in
+        // What an exclusive item changes belongs to its flow's provider: a provider's exclusive
+        // items run one at a time, once none of its other items is left to start or finish —
+        // beside the other providers' items, so that the run does not end on one queue alone.
+        let queues = providerQueues(exclusive, of: items)
+        var queueOfProvider: [ObjectIdentifier?: Int] = [:]
+        for (index, queue) in queues.enumerated() { queueOfProvider[queue.provider] = index }
+        var waiting = [Int](repeating: 0, count: queues.count)  // its provider's shared items left
+        for position in shared {
+            if let queue = queueOfProvider[providerKey(of: items[position])] { waiting[queue] += 1 }
+        }
+        // A task's results, and the queue whose wait its end shortens (shared items only).
+        await withTaskGroup(of: (queue: Int?, results: [ItemResult]).self) { group in
+            var running = 0  // tasks in flight, a queue counting as one
+            func startQueue(_ index: Int) {
+                running += 1
+                let positions = queues[index].positions
+                group.addTask {
+                    var finished: [ItemResult] = []
+                    for item in positions.lazy.map({ items[$0] }) {
+                        guard let flow = flowsByID[item.flowID] else { continue }
+                        finished.append(await runner.run(item, flow: flow))
+                    }
+                    return (nil, finished)
+                }
+            }
             var next = 0
             func add() {
                 let item = items[shared[next]]
                 next += 1
-                guard let flow = flowsByID[item.flowID] else { return }
-                group.addTask { await runner.run(item, flow: flow) }
-            }
-            while next < shared.count, next < concurrency { add() }
-            while let result = await group.next() {
-                log.append(result)
-                done += 1
-                onResult(result, done, total)
-                if next < shared.count { add() }
-            }
-        }
-        // What an exclusive item changes belongs to its flow's provider: the items of one
-        // provider run one at a time, those of different providers side by side.
-        await withTaskGroup(of: [ItemResult].self) { group in
-            for queue in Self.providerQueues(exclusive, of: items, environment: environment) {
-                group.addTask {
-                    var finished: [ItemResult] = []
-                    for item in queue.lazy.map({ items[$0] }) {
-                        guard let flow = flowsByID[item.flowID] else { continue }
-                        finished.append(await runner.run(item, flow: flow))
-                    }
-                    return finished
+                running += 1
+                let queue = queueOfProvider[providerKey(of: item)]
+                guard let flow = flowsByID[item.flowID] else {
+                    group.addTask { (queue, []) }
+                    return
                 }
+                group.addTask { (queue, [await runner.run(item, flow: flow)]) }
             }
-            for await queue in group {
-                for result in queue {
+            for index in queues.indices where waiting[index] == 0 { startQueue(index) }
+            while next < shared.count, running < concurrency { add() }
+            while let (queue, results) = await group.next() {
+                running -= 1
+                for result in results {
                     log.append(result)
                     done += 1
                     onResult(result, done, total)
                 }
+                if let queue {
+                    waiting[queue] -= 1
+                    if waiting[queue] == 0 { startQueue(queue) }
+                }
+                while next < shared.count, running < concurrency { add() }
             }
         }
         return ReportResults(log: log)
     }
 
+    /// The mock provider an item's flow uses (nil: the flow has none).
+    func providerKey(of item: WorkItem) -> ObjectIdentifier? {
+        environment.providers[item.flowID].map { ObjectIdentifier($0.provider) }
+    }
+
     /// The items at `positions` split by the mock provider their flow uses (flows without one
     /// together), each queue in plan order.
-    static func providerQueues(_ positions: [Int], of items: [WorkItem], environment: RunEnvironment) -> [[Int]] {
+    func providerQueues(_ positions: [Int], of items: [WorkItem]) -> [(provider: ObjectIdentifier?, positions: [Int])] {
         var order: [ObjectIdentifier?] = []
         var queues: [ObjectIdentifier?: [Int]] = [:]
         for position in positions {
-            let key = environment.providers[items[position].flowID].map { ObjectIdentifier($0.provider) }
+            let key = providerKey(of: items[position])
             if queues[key] == nil { order.append(key) }
             queues[key, default: []].append(position)
         }
-        return order.map { queues[$0]! }
+        return order.map { ($0, queues[$0]!) }
     }
 }

@@ -15,7 +15,7 @@ public struct WorkItem: Sendable, Hashable, Identifiable {
     public var payload: Payload
 
     /// Whether the item changes provider state every other item would see (key rotation, the
-    /// token endpoint's behaviour): such items run one at a time after the concurrent ones.
+    /// token endpoint's behaviour): such items run one at a time, after their provider's other items.
     public var isExclusive: Bool {
         guard case .tokenCase(let work) = payload else { return false }
         return TokenCaseWork.exclusiveCases.contains(work.tokenCase.id)
