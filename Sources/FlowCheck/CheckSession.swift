@@ -10,7 +10,7 @@ import JOSE
 /// process and an item is CPU work from start to end, but for the hand-offs between them: one
 /// item more than there are cores keeps the cores busy through those, and more only makes each
 /// item wait for the ones beside it. On two cores (docs/benchmarks.md): 2 at a time, median
-/// token case 4 ms but 15 % fewer requests/s; 3, 5 ms at the requests/s of 4; 4, 7 ms. A backend
+/// token case 4 ms but 15 % fewer requests/s; 3, 5–6 ms at the requests/s of 4; 4, 7 ms. A backend
 /// elsewhere is mostly waiting on the network, so a fixed few hide that wait.
 public enum CheckConcurrency {
     public static let liveBackend = 4
