@@ -36,12 +36,7 @@ public struct Checker: Sendable {
         // items run one at a time, once none of its other items is left to start or finish —
         // beside the other providers' items, so that the run does not end on one queue alone.
         let queues = providerQueues(exclusive, of: items)
-        var queueOfProvider: [ObjectIdentifier?: Int] = [:]
-        for (index, queue) in queues.enumerated() { queueOfProvider[queue.provider] = index }
-        var waiting = [Int](repeating: 0, count: queues.count)  // its provider's shared items left
-        for position in shared {
-            if let queue = queueOfProvider[providerKey(of: items[position])] { waiting[queue] += 1 }
-        }
+        var gate = QueueGate(queues: queues.map(\.provider), shared: shared.lazy.map { providerKey(of: items[$0]) })
         // A task's results, and the queue whose wait its end shortens (shared items only).
         await withTaskGroup(of: (queue: Int?, results: [ItemResult]).self) { group in
             var running = 0  // tasks in flight, a queue counting as one
@@ -62,14 +57,14 @@ public struct Checker: Sendable {
                 let item = items[shared[next]]
                 next += 1
                 running += 1
-                let queue = queueOfProvider[providerKey(of: item)]
+                let queue = gate.queue(of: providerKey(of: item))
                 guard let flow = flowsByID[item.flowID] else {
                     group.addTask { (queue, []) }
                     return
                 }
                 group.addTask { (queue, [await runner.run(item, flow: flow)]) }
             }
-            for index in queues.indices where waiting[index] == 0 { startQueue(index) }
+            for index in gate.readyAtStart { startQueue(index) }
             while next < shared.count, running < concurrency { add() }
             while let (queue, results) = await group.next() {
                 running -= 1
@@ -78,10 +73,7 @@ public struct Checker: Sendable {
                     done += 1
                     onResult(result, done, total)
                 }
-                if let queue {
-                    waiting[queue] -= 1
-                    if waiting[queue] == 0 { startQueue(queue) }
-                }
+                if let queue, gate.finished(queue) { startQueue(queue) }
                 while next < shared.count, running < concurrency { add() }
             }
         }
@@ -104,5 +96,39 @@ public struct Checker: Sendable {
             queues[key, default: []].append(position)
         }
         return order.map { ($0, queues[$0]!) }
+    }
+}
+
+/// When each provider's queue of exclusive items may start: once no shared item of its provider
+/// is left to start or finish (what the queue changes would otherwise reach them).
+struct QueueGate<Provider: Hashable> {
+    private let queueOfProvider: [Provider: Int]
+    /// Shared items of each queue's provider not finished yet.
+    private var waiting: [Int]
+
+    /// `queues`: each queue's provider; `shared`: the provider of every shared item.
+    init(queues: [Provider], shared: some Sequence<Provider>) {
+        var index: [Provider: Int] = [:]
+        for (position, provider) in queues.enumerated() { index[provider] = position }
+        queueOfProvider = index
+        var waiting = [Int](repeating: 0, count: queues.count)
+        for provider in shared {
+            if let queue = index[provider] { waiting[queue] += 1 }
+        }
+        self.waiting = waiting
+    }
+
+    /// The queues whose provider has no shared item at all.
+    var readyAtStart: [Int] { waiting.indices.filter { waiting[$0] == 0 } }
+
+    /// The queue a shared item of `provider` holds back (nil: that provider has none).
+    func queue(of provider: Provider) -> Int? { queueOfProvider[provider] }
+
+    /// A shared item holding back `queue` finished; true when it was the last one, so the queue
+    /// may start now (true once per queue).
+    mutating func finished(_ queue: Int) -> Bool {
+        precondition(waiting[queue] > 0, "more shared items finished than were counted")
+        waiting[queue] -= 1
+        return waiting[queue] == 0
     }
 }
