@@ -2,25 +2,14 @@ import Foundation
 import Testing
 @testable import FlowSite
 import FlowModel
+import TestSupport
 
 /// Byte-level fast paths give exactly what the general code gives, on random text built from
 /// the characters that make each path choose: ASCII and not, separators next to combining
 /// marks, CR LF, invisible characters, the escaped five.
 @Suite struct FastPathTests {
-    /// A small deterministic generator (SplitMix64), so a failure names a reproducible seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func texts(from alphabet: [String], count: Int, seed: UInt64) -> [String] {
-        var generator = Generator(state: seed)
+        var generator = SplitMix(seed: seed)
         return (0..<count).map { _ in
             (0..<Int.random(in: 0...24, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined()
         }
@@ -131,7 +120,7 @@ import FlowModel
     /// Serve's snapshot writes each spec's stamp digit by digit: the same text as interpolation,
     /// for zero, signs, every length of number and the extremes.
     @Test func statSignatureIsTheInterpolatedOne() {
-        var generator = Generator(state: 11)
+        var generator = SplitMix(seed: 11)
         var numbers = [0, 1, 9, 10, 99, 100, -1, -10, Int.max, Int.min, Int.max - 1, Int.min + 1, 999_999_999, 1_000_000_000]
         for digits in 1...18 {
             let low = Int(pow(10.0, Double(digits - 1)))
