@@ -108,6 +108,24 @@ else:
     print("instructions: callgrind could not run flowspec here (see its log), CPU time above instead"
           + (f"; one RS256 signature: {sign / 1e6:.2f} M instructions" if sign > 0 else ""))
 PY
+# Key generation: the keys that check made (`PrimeSearch`, docs/check.md "Keys") next to
+# OpenSSL's own 3-prime generation (`openssl genpkey`, 3 keys, their prime search differs every
+# run; full mode only: a few seconds each under valgrind).
+if [ "${whole:-0}" -gt 0 ] 2>/dev/null; then
+  read -r nkeys keyinstr < <(cg_keygen "$out/cg.whole")
+  line="RSA-2048 key generation, instructions per key: flowspec $(python3 -c "print(f'{$keyinstr / max($nkeys, 1) / 1e6:.0f}')") M (3 primes, $nkeys keys of the check above)"
+  if [ "$mode" = full ]; then
+    gen=0
+    for i in 1 2 3; do
+      SWIFT_BACKTRACE=enable=no valgrind --tool=callgrind --callgrind-out-file="$out/cg.genpkey$i" openssl genpkey -algorithm RSA \
+        -pkeyopt rsa_keygen_bits:2048 -pkeyopt rsa_keygen_primes:3 -out /dev/null >/dev/null 2>&1 || true
+      n=$(callgrind_annotate --inclusive=yes --threshold=100 "$out/cg.genpkey$i" 2>/dev/null | awk '/EVP_PKEY_generate/ {gsub(",", "", $1); print $1; exit}')
+      gen=$((gen + ${n:-0}))
+    done
+    line="$line; OpenSSL (openssl genpkey, 3 primes, 3 keys) $(python3 -c "print(f'{$gen / 3 / 1e6:.0f}')") M"
+  fi
+  echo "$line"
+fi
 
 # 1. The whole of flows/.
 best=""

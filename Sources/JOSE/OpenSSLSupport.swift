@@ -266,6 +266,17 @@ enum OpenSSL {
         }
     }
 
+    /// OpenSSL's whole check of a key pair (`EVP_PKEY_check`): for RSA, every factor prime (64
+    /// Miller-Rabin rounds each), n their product, d, the CRT exponents and coefficients. Slow
+    /// (tens of milliseconds): for tests of keys made here.
+    static func fullCheck(_ pkey: OpaquePointer) -> Bool {
+        guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        let valid = EVP_PKEY_check(ctx) == 1
+        ERR_clear_error()
+        return valid
+    }
+
     static func publicCheck(_ pkey: OpaquePointer) throws(JOSEError) {
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw failure("EVP_PKEY_CTX_new_from_pkey") }
         defer { EVP_PKEY_CTX_free(ctx) }

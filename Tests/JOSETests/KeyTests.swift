@@ -1,4 +1,5 @@
 import Testing
+import COpenSSL
 @testable import JOSE
 
 @Suite("Keys and signatures")
@@ -224,5 +225,65 @@ struct KeyTests {
         #expect(signature.count == 256)
         #expect(verifier.verify(signature, for: Self.message, algorithm: .RS256))
         #expect(!verifier.verify(signature, for: Self.message + [0x2E], algorithm: .RS256))
+    }
+
+    /// The 3-prime search (`PrimeSearch`) against OpenSSL's own full check of each key it makes:
+    /// every factor prime by 64 Miller-Rabin rounds, n = p·q·r with exactly 2048 bits, d, the CRT
+    /// exponents and both coefficients consistent. Eight keys: 24 primes, 8 last primes drawn
+    /// above the bound that keeps n at 2048 bits.
+    @Test func threePrimeKeysPassOpenSSLsWholeKeyCheck() throws {
+        for _ in 0..<8 {
+            let key = try RSAKey.generate(bits: 2048, primes: 3)
+            #expect(key.bits == 2048)
+            #expect(OpenSSL.fullCheck(key.pkey), "OpenSSL's EVP_PKEY_check rejects a generated key")
+            let factors = ["rsa-factor1", "rsa-factor2", "rsa-factor3"].compactMap { OpenSSL.bnParam(key.pkey, $0) }
+            #expect(factors.map { $0.count * 8 } == [683, 683, 682].map { ($0 + 7) / 8 * 8 })
+            #expect(Set(factors).count == 3)
+        }
+        // The oracle can say no: the same parameters with the coefficient of p and q inverted
+        // the wrong way round (p⁻¹ mod q) make a key OpenSSL loads but its check rejects.
+        let key = try RSAKey.generate(bits: 2048, primes: 3)
+        let wrong = try OpenSSL.pkeyFromData(type: "RSA", selection: OpenSSL.selectKeyPair) { builder throws(JOSEError) in
+            for name: StaticString in ["n", "e", "d", "rsa-factor1", "rsa-factor2", "rsa-factor3", "rsa-exponent1", "rsa-exponent2",
+                                       "rsa-exponent3", "rsa-coefficient2"] {
+                try builder.bignum(name, OpenSSL.bnParam(key.pkey, "\(name)") ?? [])
+            }
+            try builder.bignum("rsa-coefficient1", OpenSSL.bnParam(key.pkey, "rsa-factor1") ?? [])
+        }
+        defer { EVP_PKEY_free(wrong) }
+        #expect(!OpenSSL.fullCheck(wrong))
+    }
+
+    /// Miller-Rabin as `PrimeSearch` runs it: known primes pass, and composites that fool weaker
+    /// tests fail (Carmichael numbers, which pass Fermat's test to every coprime base; strong
+    /// pseudoprimes to the bases 2, 3, 5 and 7; a product of two large primes). 32 rounds: a
+    /// composite passes one round with probability at most 1/4.
+    @Test func millerRabinSeparatesPrimesFromCompositesThatFoolWeakerTests() throws {
+        let ctx = try #require(BN_CTX_new())
+        defer { BN_CTX_free(ctx) }
+        func number(_ decimal: String) throws -> OpaquePointer {
+            var bn: OpaquePointer?
+            #expect(BN_dec2bn(&bn, decimal) > 0)
+            return try #require(bn)
+        }
+        let mersenne521 = "6864797660130609714981900799081393217269435300143305409394463459185543183397656052122559640661454554977296311391480858037121987999716643812574028291115057151"
+        let mersenne127 = "170141183460469231731687303715884105727"
+        for prime in ["5", "7", "65537", "2147483647", mersenne127, mersenne521] {
+            let n = try number(prime)
+            defer { BN_free(n) }
+            #expect(try PrimeSearch.isProbablePrime(n, rounds: 32, ctx), "\(prime.prefix(12)) is prime")
+        }
+        let product = try number(mersenne127), factor = try number(mersenne521)
+        defer { BN_free(product); BN_free(factor) }
+        #expect(BN_mul(product, product, factor, ctx) == 1)
+        let productText = String(cString: try #require(BN_bn2dec(product)))
+        for composite in ["9", "561", "41041", "825265", "321197185", "3215031751", "3825123056546413051", productText] {
+            let n = try number(composite)
+            defer { BN_free(n) }
+            #expect(try !PrimeSearch.isProbablePrime(n, rounds: 32, ctx), "\(composite.prefix(12)) is composite")
+        }
+        // The sieve's divisors: the odd primes below 2^16.
+        #expect(PrimeSearch.smallPrimes.count == 6541)
+        #expect(PrimeSearch.smallPrimes.prefix(5) == [3, 5, 7, 11, 13] && PrimeSearch.smallPrimes.last == 65521)
     }
 }

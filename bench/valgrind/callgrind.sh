@@ -6,6 +6,8 @@
 #   instructions LABEL CMD...      prints CMD's instructions, less RSA and EC key generation
 #                                  (a random search for primes: a different count every run);
 #                                  0 when valgrind could not run it (its log: DIR/cg.LABEL.log)
+#   cg_keygen FILE                 "KEYS INSTRUCTIONS": the RSA keys a callgrind file made, and
+#                                  their instructions (the part cg_total leaves out)
 #   serve_instructions LABEL DIR   one warm rebuild by `flowspec serve` after an edit (below)
 #
 # valgrind runs the Swift binary with two arrangements: a copy without its DWARF (valgrind's
@@ -34,6 +36,24 @@ instructions() {
     valgrind --tool=callgrind --callgrind-out-file="$vg_dir/cg.$label" "$@" >/dev/null 2>"$vg_dir/cg.$label.log" || true
   [ -s "$vg_dir/cg.$label" ] || { echo 0; return; }
   cg_total "$vg_dir/cg.$label"
+}
+
+# cg_keygen FILE: how many RSA keys the run made (calls of RSAKey.generate) and their
+# instructions, e.g. "22 4400000000"; "0 0" when it made none.
+cg_keygen() {
+  callgrind_annotate --inclusive=yes --tree=caller --threshold=100 "$1" 2>/dev/null | python3 -c '
+import re, sys
+calls = total = 0
+pending = 0
+for line in sys.stdin:
+    m = re.match(r"\s*[\d,]+ \(.*?\)\s+<\s+.*\((\d+)x\)", line)
+    if m: pending += int(m.group(1)); continue
+    m = re.match(r"\s*([\d,]+) \(.*?\)\s+\*\s+(\S.*)", line)
+    if m:
+        if re.search(r"RSAKeyC8generate", m.group(2)): calls += pending; total += int(m.group(1).replace(",", ""))
+        pending = 0
+    elif not line.strip(): pending = 0
+print(calls, total)'
 }
 
 # cg_total FILE: a callgrind file's instructions, less RSA and EC key generation.
