@@ -40,7 +40,7 @@ extension PageRenderer {
         context["sectionsBefore"] = .list(sections.before.map(TemplateValue.object))
         context["sectionsAfter"] = .list(sections.after.map(TemplateValue.object))
         context["flow"] = headerContext(flow)
-        context.merge(translationsContext(flow, translations)) { _, new in new }
+        context.merge(translationsContext(flow, translations))
         context["actors"] = .list(flow.actors.map { actor -> TemplateValue in
             ["id": .string(actor.id), "name": .string(actor.name), "role": .string(actor.role.rawValue), "roleLabel": .string(labels["role_" + actor.role.rawValue])]
         })
@@ -73,16 +73,16 @@ extension PageRenderer {
 
     /// The prose sections before and after the steps, and the one that hosts the token rules.
     struct ProseContexts {
-        var before: [[String: TemplateValue]]
-        var after: [[String: TemplateValue]]
+        var before: [TemplateFields]
+        var after: [TemplateFields]
         var tokenRulesHost: Int?
     }
 
     func proseSections(_ flow: Flow) -> ProseContexts {
         var anchors = SectionAnchors(flow: flow)
         let flowTitle = plain(flow.title)
-        func sectionContext(_ section: ProseSection) -> [String: TemplateValue] {
-            var item: [String: TemplateValue] = ["bodyHTML": .string(html(section.body))]
+        func sectionContext(_ section: ProseSection) -> TemplateFields {
+            var item: TemplateFields = ["bodyHTML": .string(html(section.body))]
             if SectionAnchors.showsHeading(section, flowTitle: flowTitle) {
                 let id = anchors.anchor(for: plain(section.heading))
                 let level = min(max(section.level, 2), 4)
@@ -113,7 +113,7 @@ extension PageRenderer {
     }
 
     func headerContext(_ flow: Flow) -> TemplateValue {
-        var flowContext: [String: TemplateValue] = [
+        var flowContext: TemplateFields = [
             "id": .string(flow.id),
             "titleHTML": .string(inline(flow.title)),
             "titleText": .string(plain(flow.title)),
@@ -135,7 +135,7 @@ extension PageRenderer {
     }
 
     /// The language switcher: the flow's translations in the configured language order.
-    func translationsContext(_ flow: Flow, _ translations: [TranslationLink]) -> [String: TemplateValue] {
+    func translationsContext(_ flow: Flow, _ translations: [TranslationLink]) -> TemplateFields {
         let ordered = translations.sorted { languageRank($0.lang, $0.id) < languageRank($1.lang, $1.id) }
         return [
             "hasTranslations": .bool(ordered.count > 1),
@@ -157,7 +157,7 @@ extension PageRenderer {
     /// "On this page": level-2 prose headings around the fixed sections and the steps.
     func tableOfContents(_ flow: Flow, _ sections: ProseContexts, labels: Labels, result: SiteResults.FlowResult?) -> [TemplateValue] {
         var toc: [TemplateValue] = []
-        func tocEntry(_ section: [String: TemplateValue]) {
+        func tocEntry(_ section: TemplateFields) {
             if case .object(let heading)? = section["heading"], case .string("2")? = heading["level"],
                case .string(let id)? = heading["id"], let text = heading["text"] {
                 toc.append(["href": .string("#" + id), "text": text])

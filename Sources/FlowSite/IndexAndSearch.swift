@@ -9,7 +9,7 @@ extension PageRenderer {
     func card(_ flow: Flow) -> String {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
-        var card: [String: TemplateValue] = [
+        var card: TemplateFields = [
             "id": .string(flow.id), "href": .string("flows/" + flow.id + ".html"),
             "titleHTML": .string(inline(flow.title)), "lang": .string(flow.lang), "langName": .string(theme.languageName(flow.lang)),
             "stepCount": .string(String(flow.steps.count)),

@@ -29,14 +29,14 @@ struct PageRenderer: Sendable {
     /// with a reference Mustache implementation.
     var templateObserver: (@Sendable (TemplateValue, String, [UInt8]) -> Void)? = nil
 
-    func render(_ context: [String: TemplateValue], template: String) -> [UInt8] {
+    func render(_ context: TemplateFields, template: String) -> [UInt8] {
         let value = TemplateValue.object(context)
         let bytes = theme.render(value, template: template)
         templateObserver?(value, template, bytes)
         return bytes
     }
 
-    func renderString(_ context: [String: TemplateValue], template: String) -> String {
+    func renderString(_ context: TemplateFields, template: String) -> String {
         String(decoding: render(context, template: template), as: UTF8.self)
     }
 
@@ -62,7 +62,7 @@ struct PageRenderer: Sendable {
 
     // MARK: Common context
 
-    func baseContext(lang: String, root: String, labels: Labels) -> [String: TemplateValue] {
+    func baseContext(lang: String, root: String, labels: Labels) -> TemplateFields {
         [
             "lang": .string(lang),
             "root": .string(root),
@@ -74,7 +74,7 @@ struct PageRenderer: Sendable {
     }
 
     private var siteContext: TemplateValue {
-        var site: [String: TemplateValue] = ["title": .string(config.title)]
+        var site: TemplateFields = ["title": .string(config.title)]
         if let description = config.description { site["descriptionHTML"] = .string(inline(description)) }
         if let revision { site["revision"] = .string(revision) }
         return .object(site)

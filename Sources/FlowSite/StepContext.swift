@@ -5,11 +5,11 @@ import Foundation
 // A flow page's steps: actors, exchange (request and expectation), branches, verdicts.
 
 extension PageRenderer {
-    func stepContext(_ step: Step, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?, titles: [Int: String]) -> [String: TemplateValue] {
+    func stepContext(_ step: Step, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?, titles: [Int: String]) -> TemplateFields {
         let from = flow.actor(step.from)
         let to = flow.actor(step.to)
         let kind = flow.kind(of: step)
-        var item: [String: TemplateValue] = [
+        var item: TemplateFields = [
             "number": .string(String(step.number)),
             "anchor": .string(step.anchor),
             "titleHTML": .string(inline(step.title)),
@@ -33,8 +33,8 @@ extension PageRenderer {
         }
         item["hasAlternates"] = .bool(!step.alternates.isEmpty)
         item["alternates"] = .list(step.alternates.map { alternate -> TemplateValue in
-            var branch: [String: TemplateValue] = ["labelHTML": .string(inline(alternate.label))]
-            branch.merge(targetContext(alternate.target, titles: titles, labels: labels)) { _, new in new }
+            var branch: TemplateFields = ["labelHTML": .string(inline(alternate.label))]
+            branch.merge(targetContext(alternate.target, titles: titles, labels: labels))
             branch["noteHTML"] = .optional(alternate.note.map { html($0) })
             if alternate.request != nil || alternate.expectation != nil {
                 let request = alternate.request ?? step.exchange?.request
@@ -52,7 +52,7 @@ extension PageRenderer {
         return item
     }
 
-    func targetContext(_ target: Target, titles: [Int: String], labels: Labels) -> [String: TemplateValue] {
+    func targetContext(_ target: Target, titles: [Int: String], labels: Labels) -> TemplateFields {
         switch target {
         case .step(let number):
             return [
@@ -67,7 +67,7 @@ extension PageRenderer {
     }
 
     func exchangeContext(request: RequestTemplate?, expectation: Expectation?, flow: Flow, labels: Labels) -> TemplateValue {
-        var item: [String: TemplateValue] = [:]
+        var item: TemplateFields = [:]
         if let request {
             item["requestHTML"] = .string(requestHTML(request, flow: flow))
             item["curl"] = .string(curlCommand(request, flow: flow))

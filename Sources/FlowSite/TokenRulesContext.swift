@@ -14,7 +14,7 @@ extension PageRenderer {
             while ruleAnchors.contains(anchor) { anchor += "-2" }
             ruleAnchors.insert(anchor)
             let cases = rule.cases(for: profile, nonce: nonce).map { tokenCase -> TemplateValue in
-                var item: [String: TemplateValue] = [
+                var item: TemplateFields = [
                     "id": .string(tokenCase.id), "title": .string(Self.caseTitle(tokenCase, labels: labels)),
                     "anchor": .string(Self.caseAnchor(rule: rule.id, caseID: tokenCase.id)),
                     "expectation": .string(tokenCase.expectation.rawValue),

@@ -48,7 +48,7 @@ extension PageRenderer {
     /// results come from.
     func resultsSummary(_ flowResult: SiteResults.FlowResult?, labels: Labels) -> TemplateValue {
         guard let flowResult else { return false }
-        var summary: [String: TemplateValue] = [
+        var summary: TemplateFields = [
             "label": .optional(results?.label),
             "counts": flowResult.summary.map { countsContext($0, labels: labels) } ?? false,
             "status": statusContext(flowResult.summary, labels: labels),
