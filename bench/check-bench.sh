@@ -11,7 +11,8 @@
 #   5. instructions (callgrind, stable whatever the machine's load): per item of one flow's check
 #      and per flow built (`flowspec build`), next to one RS256 signature by `openssl dgst`;
 #   6. anchors: wrk against the same mock HTTP server, `openssl speed rsa2048`, RSA-2048 key
-#      generation with two and three primes (`openssl genpkey`).
+#      generation with two and three primes (`openssl genpkey`: CPU; and, in full mode, the
+#      instructions of three 3-prime keys next to those of the keys flowspec made in step 5).
 # It reports; it never fails on a time.
 #
 #   bench/check-bench.sh [runs=3]   everything (a few minutes)
