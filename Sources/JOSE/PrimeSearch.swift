@@ -127,6 +127,34 @@ enum PrimeSearch {
     }
 }
 
+/// Bignums made for one key, cleared and freed together.
+private final class Bignums {
+    private var owned: [OpaquePointer] = []
+
+    deinit { owned.forEach { BN_clear_free($0) } }
+
+    /// A new zero, freed with the others.
+    func make() throws(JOSEError) -> OpaquePointer {
+        guard let value = BN_new() else { throw OpenSSL.failure("BN_new") }
+        owned.append(value)
+        return value
+    }
+
+    /// `value` (from `PrimeSearch.prime`), freed with the others.
+    func own(_ value: OpaquePointer) -> OpaquePointer {
+        owned.append(value)
+        return value
+    }
+
+    /// `value − 1` as a new bignum.
+    func minusOne(_ value: OpaquePointer) throws(JOSEError) -> OpaquePointer {
+        let result = try make()
+        guard BN_copy(result, value) != nil else { throw OpenSSL.failure("BN_copy") }
+        try OpenSSL.check(BN_sub_word(result, 1), "BN_sub_word")
+        return result
+    }
+}
+
 extension RSAKey {
     /// A 3-prime key of `bits` bits (public exponent 65537) from `PrimeSearch`: primes of
     /// ⌈bits/3⌉, ⌈bits/3⌉ and the rest, the last one drawn above 2^(bits−1) / (p·q) so that n has
@@ -136,48 +164,44 @@ extension RSAKey {
         guard bits >= 1024, bits % 8 == 0 else { throw .invalidKey("a 3-prime key needs at least 1024 bits, a multiple of 8") }
         guard let ctx = BN_CTX_new() else { throw OpenSSL.failure("BN_CTX_new") }
         defer { BN_CTX_free(ctx) }
-        var owned: [OpaquePointer] = []
-        defer { owned.forEach { BN_clear_free($0) } }
-        func number() throws(JOSEError) -> OpaquePointer {
-            guard let value = BN_new() else { throw OpenSSL.failure("BN_new") }
-            owned.append(value)
-            return value
-        }
+        let numbers = Bignums()
+        let (p, q, r, pq) = try threePrimes(bits: bits, numbers, ctx)
+        return try RSAKey(adopting: keyPair(p: p, q: q, r: r, pq: pq, bits: bits, numbers, ctx))
+    }
+
+    /// p > q of ⌈bits/3⌉ bits, r of the rest above 2^(bits−1) / (p·q), all distinct; and p·q.
+    private static func threePrimes(bits: Int, _ numbers: Bignums, _ ctx: OpaquePointer) throws(JOSEError)
+        -> (p: OpaquePointer, q: OpaquePointer, r: OpaquePointer, pq: OpaquePointer)
+    {
         let firstBits = (bits + 2) / 3
         let lastBits = bits - 2 * firstBits
-        var p = try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx)
-        owned.append(p)
-        var q = try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx)
-        owned.append(q)
-        while BN_cmp(p, q) == 0 {
-            q = try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx)
-            owned.append(q)
-        }
+        var p = numbers.own(try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx))
+        var q = numbers.own(try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx))
+        while BN_cmp(p, q) == 0 { q = numbers.own(try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx)) }
         if BN_cmp(p, q) < 0 { swap(&p, &q) }
         // r ≥ ⌈2^(bits−1) / (p·q)⌉: p·q ≥ (3/4)²·2^(2·firstBits), so the bound is below 2^lastBits.
-        let pq = try number(), lower = try number(), remainder = try number()
+        let pq = try numbers.make(), lower = try numbers.make(), remainder = try numbers.make()
         try OpenSSL.check(BN_mul(pq, p, q, ctx), "BN_mul")
         try OpenSSL.check(BN_set_word(lower, 0), "BN_set_word")
         try OpenSSL.check(BN_set_bit(lower, Int32(bits - 1)), "BN_set_bit")
         try OpenSSL.check(BN_div(lower, remainder, lower, pq, ctx), "BN_div")
         if BN_is_zero(remainder) == 0 { try OpenSSL.check(BN_add_word(lower, 1), "BN_add_word") }
-        var r = try PrimeSearch.prime(bits: lastBits, atLeast: lower, ctx)
-        owned.append(r)
-        while BN_cmp(r, p) == 0 || BN_cmp(r, q) == 0 {
-            r = try PrimeSearch.prime(bits: lastBits, atLeast: lower, ctx)
-            owned.append(r)
-        }
-        let n = try number(), e = try number(), d = try number()
+        var r = numbers.own(try PrimeSearch.prime(bits: lastBits, atLeast: lower, ctx))
+        while BN_cmp(r, p) == 0 || BN_cmp(r, q) == 0 { r = numbers.own(try PrimeSearch.prime(bits: lastBits, atLeast: lower, ctx)) }
+        return (p, q, r, pq)
+    }
+
+    /// The key pair of the primes: n, e = 65537, d, the CRT exponents and coefficients.
+    private static func keyPair(p: OpaquePointer, q: OpaquePointer, r: OpaquePointer, pq: OpaquePointer, bits: Int,
+                                _ numbers: Bignums, _ ctx: OpaquePointer) throws(JOSEError) -> OpaquePointer {
+        let n = try numbers.make(), e = try numbers.make(), d = try numbers.make()
         try OpenSSL.check(BN_mul(n, pq, r, ctx), "BN_mul")
         guard BN_num_bits(n) == Int32(bits) else { throw .invalidKey("the primes' product has \(BN_num_bits(n)) bits, not \(bits)") }
         try OpenSSL.check(BN_set_word(e, 65_537), "BN_set_word")
 
         // λ = lcm(p−1, q−1, r−1), built pairwise: lcm(a, b) = a·b / gcd(a, b).
-        let pm1 = try number(), qm1 = try number(), rm1 = try number(), lambda = try number(), gcd = try number()
-        for (target, prime) in [(pm1, p), (qm1, q), (rm1, r)] {
-            guard BN_copy(target, prime) != nil else { throw OpenSSL.failure("BN_copy") }
-            try OpenSSL.check(BN_sub_word(target, 1), "BN_sub_word")
-        }
+        let pm1 = try numbers.minusOne(p), qm1 = try numbers.minusOne(q), rm1 = try numbers.minusOne(r)
+        let lambda = try numbers.make(), gcd = try numbers.make()
         guard BN_copy(lambda, pm1) != nil else { throw OpenSSL.failure("BN_copy") }
         for next in [qm1, rm1] {
             try OpenSSL.check(BN_gcd(gcd, lambda, next, ctx), "BN_gcd")
@@ -185,7 +209,8 @@ extension RSAKey {
             try OpenSSL.check(BN_div(lambda, nil, lambda, gcd, ctx), "BN_div")
         }
         guard BN_mod_inverse(d, e, lambda, ctx) != nil else { throw OpenSSL.failure("BN_mod_inverse") }
-        let dp = try number(), dq = try number(), dr = try number(), qInv = try number(), pqInv = try number()
+        let dp = try numbers.make(), dq = try numbers.make(), dr = try numbers.make()
+        let qInv = try numbers.make(), pqInv = try numbers.make()
         try OpenSSL.check(BN_div(nil, dp, d, pm1, ctx), "BN_div")
         try OpenSSL.check(BN_div(nil, dq, d, qm1, ctx), "BN_div")
         try OpenSSL.check(BN_div(nil, dr, d, rm1, ctx), "BN_div")
@@ -198,7 +223,7 @@ extension RSAKey {
             out.withUnsafeMutableBufferPointer { _ = BN_bn2bin(value, $0.baseAddress) }
             return out
         }
-        let pkey = try OpenSSL.pkeyFromData(type: "RSA", selection: OpenSSL.selectKeyPair) { builder throws(JOSEError) in
+        return try OpenSSL.pkeyFromData(type: "RSA", selection: OpenSSL.selectKeyPair) { builder throws(JOSEError) in
             try builder.bignum("n", bytes(n))
             try builder.bignum("e", bytes(e))
             try builder.bignum("d", bytes(d))
@@ -211,6 +236,5 @@ extension RSAKey {
             try builder.bignum("rsa-coefficient1", bytes(qInv))
             try builder.bignum("rsa-coefficient2", bytes(pqInv))
         }
-        return try RSAKey(adopting: pkey)
     }
 }
