@@ -33,6 +33,11 @@ public struct TemplateFields: Sendable, ExpressibleByDictionaryLiteral {
     public init() {}
 
     public init(dictionaryLiteral elements: (String, TemplateValue)...) {
+        self.init(elements)
+    }
+
+    /// The fields in order; a key given twice keeps its last value.
+    init(_ elements: [(String, TemplateValue)]) {
         entries.reserveCapacity(elements.count)
         for (key, value) in elements { self[key] = value }
     }
@@ -78,8 +83,6 @@ public struct TemplateFields: Sendable, ExpressibleByDictionaryLiteral {
     }
 
     public var isEmpty: Bool { entries.isEmpty }
-
-    mutating func reserve(_ count: Int) { entries.reserveCapacity(count) }
 
     /// Sets every field of `other` here (its value wins where both have the key).
     mutating func merge(_ other: TemplateFields) {
@@ -137,10 +140,7 @@ extension TemplateValue: ExpressibleByStringLiteral, ExpressibleByStringInterpol
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: TemplateValue...) { self = .list(elements) }
     public init(dictionaryLiteral elements: (String, TemplateValue)...) {
-        var fields = TemplateFields()
-        fields.reserve(elements.count)
-        for (key, value) in elements { fields[key] = value }
-        self = .object(fields)
+        self = .object(TemplateFields(elements))
     }
 }
 

@@ -101,10 +101,21 @@ enum OpenSSL {
             return buffer
         }
 
+        /// A copy of `value` (cleared and freed with the builder): a key made here passes its
+        /// numbers without writing them out as bytes.
+        func bignum(_ name: StaticString, copying value: OpaquePointer) throws(JOSEError) {
+            guard let bn = BN_dup(value) else { throw OpenSSL.failure("BN_dup") }
+            try push(name, owning: bn)
+        }
+
         /// Big-endian unsigned integer.
         func bignum(_ name: StaticString, _ bytes: [UInt8]) throws(JOSEError) {
             let bn = bytes.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) }
             guard let bn else { throw OpenSSL.failure("BN_bin2bn") }
+            try push(name, owning: bn)
+        }
+
+        private func push(_ name: StaticString, owning bn: OpaquePointer) throws(JOSEError) {
             bignums.append(bn)
             try OpenSSL.check(OSSL_PARAM_BLD_push_BN(raw, OpenSSL.cString(name), bn), "OSSL_PARAM_BLD_push_BN(\(name))")
         }

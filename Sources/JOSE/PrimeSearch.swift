@@ -218,23 +218,13 @@ extension RSAKey {
             throw OpenSSL.failure("BN_mod_inverse")
         }
 
-        func bytes(_ value: OpaquePointer) -> [UInt8] {
-            var out = [UInt8](repeating: 0, count: Int((BN_num_bits(value) + 7) / 8))
-            out.withUnsafeMutableBufferPointer { _ = BN_bn2bin(value, $0.baseAddress) }
-            return out
-        }
         return try OpenSSL.pkeyFromData(type: "RSA", selection: OpenSSL.selectKeyPair) { builder throws(JOSEError) in
-            try builder.bignum("n", bytes(n))
-            try builder.bignum("e", bytes(e))
-            try builder.bignum("d", bytes(d))
-            try builder.bignum("rsa-factor1", bytes(p))
-            try builder.bignum("rsa-factor2", bytes(q))
-            try builder.bignum("rsa-factor3", bytes(r))
-            try builder.bignum("rsa-exponent1", bytes(dp))
-            try builder.bignum("rsa-exponent2", bytes(dq))
-            try builder.bignum("rsa-exponent3", bytes(dr))
-            try builder.bignum("rsa-coefficient1", bytes(qInv))
-            try builder.bignum("rsa-coefficient2", bytes(pqInv))
+            let parameters: [(StaticString, OpaquePointer)] = [
+                ("n", n), ("e", e), ("d", d), ("rsa-factor1", p), ("rsa-factor2", q), ("rsa-factor3", r),
+                ("rsa-exponent1", dp), ("rsa-exponent2", dq), ("rsa-exponent3", dr),
+                ("rsa-coefficient1", qInv), ("rsa-coefficient2", pqInv),
+            ]
+            for (name, value) in parameters { try builder.bignum(name, copying: value) }
         }
     }
 }
