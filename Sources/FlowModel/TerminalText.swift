@@ -20,10 +20,9 @@ public enum TerminalText {
     /// visible mark (`⟦U+202E⟧`): for the site, where a bidi override in a title or a tag must
     /// show, not silently reorder what a reviewer reads. Fast path: untouched when clean.
     public static func marked(_ text: String) -> String {
-        // No byte that can start a marked scalar: nothing to mark (most text, in any script).
-        if !mayNeedMarks(text) { return text }
+        // No scalar to mark (most text, in any script): the text as it is.
+        if !needsMarks(text) { return text }
         func kept(_ scalar: Unicode.Scalar) -> Bool { scalar == "\n" || scalar == "\t" || scalar == "\r" }
-        guard text.unicodeScalars.contains(where: { isUnsafe($0) && !kept($0) }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             if isUnsafe(scalar), !kept(scalar) {
@@ -35,23 +34,46 @@ public enum TerminalText {
         return out
     }
 
-    /// Whether `text` has a byte that can start a marked scalar (`mayStartMark`), read from its
-    /// contiguous UTF-8 (a tight loop; `utf8.contains(where:)` steps an index per byte).
-    static func mayNeedMarks(_ text: String) -> Bool {
+    /// Whether `marked` changes `text`: one tight loop over its contiguous UTF-8.
+    public static func needsMarks(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { $0.contains(where: mayStartMark) }
+        return text.withUTF8 { bytes in
+            for index in bytes.indices where mayStartMark(bytes[index]) && startsMark(bytes, at: index) { return true }
+            return false
+        }
     }
 
     /// Whether a UTF-8 byte can start a scalar `marked` replaces: a C0 control other than tab,
     /// newline and carriage return, DEL, or the lead byte of a C1 control (C2), of a zero-width,
-    /// bidi or word-joiner character (E2) or of the byte-order mark (EF). Text without such a
-    /// byte is left as it is, whatever its script.
-    @inline(__always)
+    /// bidi or word-joiner character (E2) or of the byte-order mark (EF). A cheap first test;
+    /// `startsMark` is the exact one.
+    @inlinable @inline(__always)
     public static func mayStartMark(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x09, 0x0A, 0x0D: false
         case 0..<0x20, 0x7F, 0xC2, 0xE2, 0xEF: true
         default: false
+        }
+    }
+
+    /// Whether the scalar at `index` (a lead byte of valid UTF-8) is one `marked` replaces: the
+    /// encodings of `isUnsafe`'s ranges less tab, newline and carriage return. Exact, so text
+    /// with an em dash, an arrow or curly quotes (E2 …) is not taken for text to mark.
+    @inlinable
+    public static func startsMark(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        let byte = bytes[index]
+        guard mayStartMark(byte) else { return false }
+        func at(_ offset: Int) -> UInt8 { index + offset < bytes.count ? bytes[index + offset] : 0 }
+        switch byte {
+        case 0xC2: return (0x80...0x9F).contains(at(1))  // U+0080–U+009F
+        case 0xE2:
+            switch at(1) {
+            case 0x80: return (0x8B...0x8F).contains(at(2)) || (0xAA...0xAE).contains(at(2))  // U+200B–200F, U+202A–202E
+            case 0x81: return (0xA0...0xA4).contains(at(2)) || (0xA6...0xA9).contains(at(2))  // U+2060–2064, U+2066–2069
+            default: return false
+            }
+        case 0xEF: return at(1) == 0xBB && at(2) == 0xBF  // U+FEFF
+        default: return true  // C0 controls, DEL
         }
     }
 

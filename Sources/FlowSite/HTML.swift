@@ -5,7 +5,9 @@ enum HTML {
     /// Escapes `& < > " '`. Fast path: returns the string untouched when nothing needs escaping.
     static func escape(_ text: String) -> String {
         var scanned = text
-        guard scanned.withUTF8({ $0.contains(where: { isEscaped($0) || TerminalText.mayStartMark($0) }) }) else { return text }
+        guard scanned.withUTF8({ bytes in
+            bytes.indices.contains { isEscaped(bytes[$0]) || (TerminalText.mayStartMark(bytes[$0]) && TerminalText.startsMark(bytes, at: $0)) }
+        }) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 16)
         appendEscaped(text, to: &out)
@@ -19,8 +21,8 @@ enum HTML {
 
     /// Escapes `& < > " '` (as `&amp; &lt; &gt; &quot; &#39;`) while copying UTF-8 bytes. Bidi
     /// overrides, zero-width and control characters become visible marks first
-    /// (`TerminalText.marked`): one pass over the bytes, a second only when a byte that can start
-    /// a mark is met.
+    /// (`TerminalText.marked`): one pass over the bytes, a second only when a scalar to mark is
+    /// met.
     static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
         let start = out.count
@@ -31,8 +33,7 @@ enum HTML {
         _ = marked.withUTF8 { appendEscapedBytes($0, to: &out, stopAtMarks: false) }
     }
 
-    /// False, having written part of `bytes`, when `stopAtMarks` and a byte that can start a
-    /// mark is met.
+    /// False, having written part of `bytes`, when `stopAtMarks` and a scalar to mark is met.
     private static func appendEscapedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], stopAtMarks: Bool) -> Bool {
         var runStart = 0
         for index in 0..<bytes.count {
@@ -43,7 +44,7 @@ enum HTML {
             case 0x3E: replacement = "&gt;"
             case 0x22: replacement = "&quot;"
             case 0x27: replacement = "&#39;"
-            case let byte where stopAtMarks && TerminalText.mayStartMark(byte): return false
+            case let byte where stopAtMarks && TerminalText.mayStartMark(byte) && TerminalText.startsMark(bytes, at: index): return false
             default: continue
             }
             if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }

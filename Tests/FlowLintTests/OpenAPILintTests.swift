@@ -143,6 +143,14 @@ import Testing
         return (lines + ["paths: {}"]).joined(separator: "\n") + "\n"
     }()
 
+    /// An OpenAPI description whose `x-deep` extension nests 300 mappings by indentation.
+    static func deeplyIndented(lineEnding: String) -> String {
+        var lines = ["openapi: 3.1.0", "info: { title: t, version: '1' }", "paths: {}", "x-deep:"]
+        for level in 1..<300 { lines.append(String(repeating: "  ", count: level) + "k\(level):") }
+        lines.append(String(repeating: "  ", count: 300) + "v")
+        return lines.joined(separator: lineEnding) + lineEnding
+    }
+
     /// A description that cannot be used is one clear FS901 at the `openapi:` key: no crash,
     /// no finding about the exchanges, lint exits 1.
     @Test(arguments: [
@@ -154,6 +162,11 @@ import Testing
         ("deep.json", String(repeating: "[", count: 500) + String(repeating: "]", count: 500), "nested 500 levels deep"),
         ("https://api.example/openapi.yaml", nil, "is a URL"),
         ("laughs.yaml", billionLaughs, "expands to more than 2000000 YAML nodes"),
+        // Nesting by indentation, with either line ending: CRLF lines once escaped the bound
+        // (the guard read `Character`s, and "\r\n" is one), leaving libyaml's own limit to fail
+        // with a message of some thousand spaces.
+        ("indented.yaml", deeplyIndented(lineEnding: "\n"), "nested 300 levels deep"),
+        ("indented-crlf.yaml", deeplyIndented(lineEnding: "\r\n"), "nested 300 levels deep"),
     ] as [(String, String?, String)])
     func unusableDescriptionIsOneDiagnostic(file: String, content: String?, message: String) throws {
         let text = Self.minimalSpec.replacingOccurrences(of: "OPENAPI", with: file.contains("://") ? file : "../openapi/\(file)")

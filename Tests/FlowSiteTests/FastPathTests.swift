@@ -48,7 +48,8 @@ import TestSupport
     }
 
     @Test func escapeIsTheByteEscaper() {
-        let alphabet = ["a", "<", ">", "&", "\"", "'", "é", "\u{202E}", "\u{200B}", "\u{7}", "\u{7F}", "\u{85}", "\n", "\t", "\r", "©", "’", "\u{FEFF}", "ş", "ạ"]
+        let alphabet = ["a", "<", ">", "&", "\"", "'", "é", "\u{202E}", "\u{200B}", "\u{7}", "\u{7F}", "\u{85}", "\n", "\t", "\r", "©", "’", "\u{FEFF}", "ş", "ạ",
+                        "—", "→", "\u{200A}", "\u{2029}", "\u{206A}", "\u{FFFD}"]
         for text in Self.texts(from: alphabet, count: 4000, seed: 3) {
             var bytes: [UInt8] = []
             HTML.appendEscaped(text, to: &bytes)
@@ -58,11 +59,14 @@ import TestSupport
         #expect(HTML.escape("a\u{7F}b") == "a⟦U+007F⟧b")
     }
 
-    /// `marked`'s byte pre-check skips only text with no scalar to mark: the same result as
-    /// marking scalar by scalar.
+    /// `marked`'s byte check skips only text with no scalar to mark: the same result as
+    /// marking scalar by scalar. The alphabet holds each range's ends and the scalars just
+    /// outside them that share its lead bytes (E2 80 8A, E2 80 A9, E2 80 AF, E2 81 9F, E2 81 A5,
+    /// E2 81 AA, C2 A0, EF BB BE, EF BF BD).
     @Test func markingSkipsOnlyCleanText() {
-        let alphabet = ["a", "é", "ş", "ạ", "©", "’", "\u{7}", "\u{7F}", "\u{85}", "\u{9F}", "\u{A0}", "\u{200B}", "\u{200F}", "\u{2010}",
-                        "\u{202A}", "\u{202E}", "\u{2060}", "\u{2066}", "\u{2069}", "\u{FEFF}", "\u{FEFE}", "\n", "\t", "\r", "👍"]
+        let alphabet = ["a", "é", "ş", "ạ", "©", "’", "\u{7}", "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "\u{200A}", "\u{200B}", "\u{200F}", "\u{2010}",
+                        "\u{2029}", "\u{202A}", "\u{202E}", "\u{202F}", "\u{205F}", "\u{2060}", "\u{2064}", "\u{2065}", "\u{2066}", "\u{2069}",
+                        "\u{206A}", "\u{FEFF}", "\u{FEFE}", "\u{FFFD}", "—", "→", "\n", "\t", "\r", "👍"]
         for text in Self.texts(from: alphabet, count: 4000, seed: 4) {
             var reference = ""
             for scalar in text.unicodeScalars {
@@ -74,7 +78,11 @@ import TestSupport
                 }
             }
             #expect(TerminalText.marked(text) == reference, "\(text.debugDescription)")
+            #expect(TerminalText.needsMarks(text) == (reference != text), "\(text.debugDescription)")
         }
+        // Punctuation that shares the zero-width characters' lead byte is clean text.
+        #expect(!TerminalText.needsMarks("Apple → backend — “token” … \u{2029}"))
+        #expect(TerminalText.needsMarks("a\u{2066}b") && TerminalText.needsMarks("\u{FEFF}") && TerminalText.needsMarks("\u{85}"))
     }
 
     /// `clip` copies runs of visible ASCII whole; it clips where the code point by code point
