@@ -1,17 +1,20 @@
 import COpenSSL
 
-/// The search for the primes of a 3-prime RSA key, on OpenSSL's bignum arithmetic and CSPRNG.
+/// The search for the primes of a multi-prime RSA key, on OpenSSL's bignum arithmetic and CSPRNG.
 ///
 /// Why not `EVP_PKEY_generate`: OpenSSL 3 confirms every prime it finds with at least 64
-/// Miller-Rabin rounds (`bn_mr_min_checks`; no parameter lowers it), and sieves candidates with
-/// only 128 small primes at this size. Callgrind of `flowspec check flows/` (551 items, 22 keys)
-/// put 61 % of the run's instructions in key generation, and about 60 % of that in those final
-/// rounds (76 primes × 64 modular exponentiations). Here a candidate window is sieved by every
-/// odd prime below 2^16 and a survivor must pass `rounds` Miller-Rabin rounds with random bases:
+/// Miller-Rabin rounds (`bn_mr_min_checks`; no parameter lowers it), sieves candidates with
+/// only 128 small primes at this size, and makes at most 3 primes for a 2048-bit modulus
+/// (`ossl_rsa_multip_cap`). Callgrind of `flowspec check flows/` (551 items, 22 keys) put 61 %
+/// of the run's instructions in key generation, and about 60 % of that in those final rounds
+/// (76 primes × 64 modular exponentiations). Here a candidate window is sieved by every odd
+/// prime below 2^16 and a survivor must pass `rounds` Miller-Rabin rounds with random bases:
 /// FIPS 186-5 (Table B.1) asks 4 rounds of a 1024-bit prime for an error below 2^-100, and for a
-/// random 682-bit candidate the Damgård–Landrock–Pomerance bound puts 8 rounds below 2^-120. Each key is
-/// checked whole by OpenSSL in `KeyTests` (`EVP_PKEY_check`: primality with 64 rounds, n,
-/// d, the CRT values), so a mistake here cannot pass the suite. docs/check.md, "Keys".
+/// random 512-bit candidate the Damgård–Landrock–Pomerance bound puts 8 rounds below 2^-100.
+/// Every key is checked whole by OpenSSL in `KeyTests` (`EVP_PKEY_check`: primality with 64
+/// rounds, n, d, the CRT values; 4 primes at 4096 bits, where OpenSSL's cap allows them), and
+/// the 2048-bit 4-prime keys component by component, so a mistake here cannot pass the suite.
+/// docs/check.md, "Keys".
 enum PrimeSearch {
     /// Miller-Rabin rounds a survivor of the sieve must pass.
     static let rounds = 8
@@ -109,10 +112,17 @@ enum PrimeSearch {
         try OpenSSL.check(BN_rshift(d, nMinus1, s), "BN_rshift")
         try OpenSSL.check(BN_sub_word(range, 3), "BN_sub_word")
         try OpenSSL.check(BN_MONT_CTX_set(mont, n, ctx), "BN_MONT_CTX_set")
+        // OpenSSL's constant-time exponentiation takes its RSAZ code for a 512-bit modulus (x86-64
+        // with MULX/ADX): 0.06 against 0.075 ms here. At 683 bits it has none and is the slower.
+        let rsaz512 = BN_num_bits(n) == 512
         rounds: for _ in 0..<rounds {
             try OpenSSL.check(BN_priv_rand_range_ex(a, range, 0, ctx), "BN_priv_rand_range_ex")
             try OpenSSL.check(BN_add_word(a, 2), "BN_add_word")
-            try OpenSSL.check(BN_mod_exp_mont(x, a, d, n, ctx, mont), "BN_mod_exp_mont")
+            if rsaz512 {
+                try OpenSSL.check(BN_mod_exp_mont_consttime(x, a, d, n, ctx, mont), "BN_mod_exp_mont_consttime")
+            } else {
+                try OpenSSL.check(BN_mod_exp_mont(x, a, d, n, ctx, mont), "BN_mod_exp_mont")
+            }
             if BN_is_one(x) == 1 || BN_cmp(x, nMinus1) == 0 { continue }
             var squarings: Int32 = 1
             while squarings < s {
@@ -156,75 +166,100 @@ private final class Bignums {
 }
 
 extension RSAKey {
-    /// A 3-prime key of `bits` bits (public exponent 65537) from `PrimeSearch`: primes of
-    /// ⌈bits/3⌉, ⌈bits/3⌉ and the rest, the last one drawn above 2^(bits−1) / (p·q) so that n has
-    /// exactly `bits` bits. Private: d = e⁻¹ mod lcm(p−1, q−1, r−1), CRT exponents d mod (pᵢ−1),
-    /// coefficients q⁻¹ mod p and (p·q)⁻¹ mod r (RFC 8017 §3.2, OpenSSL's multi-prime parameters).
-    static func generateThreePrime(bits: Int) throws(JOSEError) -> RSAKey {
-        guard bits >= 1024, bits % 8 == 0 else { throw .invalidKey("a 3-prime key needs at least 1024 bits, a multiple of 8") }
+    /// A key of `bits` bits (public exponent 65537) with `count` primes from `PrimeSearch`: the
+    /// first `count − 1` of ⌈bits/count⌉ bits, the last of the rest drawn above
+    /// 2^(bits−1) / (their product) so that n has exactly `bits` bits. Private:
+    /// d = e⁻¹ mod lcm(pᵢ − 1), CRT exponents d mod (pᵢ − 1), coefficients p₂⁻¹ mod p₁ and
+    /// (p₁⋯pᵢ₋₁)⁻¹ mod pᵢ (RFC 8017 §3.2, OpenSSL's multi-prime parameters).
+    static func generateMultiPrime(bits: Int, count: Int) throws(JOSEError) -> RSAKey {
+        guard (3...Self.factorNames.count).contains(count) else { throw .invalidKey("a multi-prime key has 3 to \(Self.factorNames.count) primes") }
+        guard bits >= 1024, bits % 8 == 0 else { throw .invalidKey("a multi-prime key needs at least 1024 bits, a multiple of 8") }
         guard let ctx = BN_CTX_new() else { throw OpenSSL.failure("BN_CTX_new") }
         defer { BN_CTX_free(ctx) }
         let numbers = Bignums()
-        let (p, q, r, pq) = try threePrimes(bits: bits, numbers, ctx)
-        return try RSAKey(adopting: keyPair(p: p, q: q, r: r, pq: pq, bits: bits, numbers, ctx))
+        let primes = try multiPrimes(bits: bits, count: count, numbers, ctx)
+        return try RSAKey(adopting: keyPair(primes: primes, bits: bits, numbers, ctx))
     }
 
-    /// p > q of ⌈bits/3⌉ bits, r of the rest above 2^(bits−1) / (p·q), all distinct; and p·q.
-    private static func threePrimes(bits: Int, _ numbers: Bignums, _ ctx: OpaquePointer) throws(JOSEError)
-        -> (p: OpaquePointer, q: OpaquePointer, r: OpaquePointer, pq: OpaquePointer)
-    {
-        let firstBits = (bits + 2) / 3
-        let lastBits = bits - 2 * firstBits
-        var p = numbers.own(try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx))
-        var q = numbers.own(try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx))
-        while BN_cmp(p, q) == 0 { q = numbers.own(try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx)) }
-        if BN_cmp(p, q) < 0 { swap(&p, &q) }
-        // r ≥ ⌈2^(bits−1) / (p·q)⌉: p·q ≥ (3/4)²·2^(2·firstBits), so the bound is below 2^lastBits.
-        let pq = try numbers.make(), lower = try numbers.make(), remainder = try numbers.make()
-        try OpenSSL.check(BN_mul(pq, p, q, ctx), "BN_mul")
-        try OpenSSL.check(BN_set_word(lower, 0), "BN_set_word")
-        try OpenSSL.check(BN_set_bit(lower, Int32(bits - 1)), "BN_set_bit")
-        try OpenSSL.check(BN_div(lower, remainder, lower, pq, ctx), "BN_div")
-        if BN_is_zero(remainder) == 0 { try OpenSSL.check(BN_add_word(lower, 1), "BN_add_word") }
-        var r = numbers.own(try PrimeSearch.prime(bits: lastBits, atLeast: lower, ctx))
-        while BN_cmp(r, p) == 0 || BN_cmp(r, q) == 0 { r = numbers.own(try PrimeSearch.prime(bits: lastBits, atLeast: lower, ctx)) }
-        return (p, q, r, pq)
+    static let factorNames: [StaticString] = ["rsa-factor1", "rsa-factor2", "rsa-factor3", "rsa-factor4", "rsa-factor5"]
+    static let exponentNames: [StaticString] = ["rsa-exponent1", "rsa-exponent2", "rsa-exponent3", "rsa-exponent4", "rsa-exponent5"]
+    static let coefficientNames: [StaticString] = ["rsa-coefficient1", "rsa-coefficient2", "rsa-coefficient3", "rsa-coefficient4"]
+
+    /// `count` distinct primes, the first `count − 1` of ⌈bits/count⌉ bits in decreasing order,
+    /// the last above 2^(bits−1) / (their product) and below 2^(the bits left).
+    private static func multiPrimes(bits: Int, count: Int, _ numbers: Bignums, _ ctx: OpaquePointer) throws(JOSEError) -> [OpaquePointer] {
+        let firstBits = (bits + count - 1) / count
+        let lastBits = bits - (count - 1) * firstBits
+        let product = try numbers.make(), lower = try numbers.make(), remainder = try numbers.make(), limit = try numbers.make()
+        try OpenSSL.check(BN_set_word(limit, 0), "BN_set_word")
+        try OpenSSL.check(BN_set_bit(limit, Int32(lastBits)), "BN_set_bit")
+        while true {
+            var primes: [OpaquePointer] = []
+            while primes.count < count - 1 {
+                let prime = numbers.own(try PrimeSearch.prime(bits: firstBits, atLeast: nil, ctx))
+                if !primes.contains(where: { BN_cmp($0, prime) == 0 }) { primes.append(prime) }
+            }
+            primes.sort { BN_cmp($0, $1) > 0 }
+            try OpenSSL.check(BN_set_word(product, 1), "BN_set_word")
+            for prime in primes { try OpenSSL.check(BN_mul(product, product, prime, ctx), "BN_mul") }
+            // last ≥ ⌈2^(bits−1) / product⌉. Each prime has its top two bits set, so the product is
+            // at least (3/4)^(count−1) of 2^((count−1)·firstBits): below 2^lastBits for 3 primes,
+            // and for 4 unless the product falls under half of it (then the first ones are drawn again).
+            try OpenSSL.check(BN_set_word(lower, 0), "BN_set_word")
+            try OpenSSL.check(BN_set_bit(lower, Int32(bits - 1)), "BN_set_bit")
+            try OpenSSL.check(BN_div(lower, remainder, lower, product, ctx), "BN_div")
+            if BN_is_zero(remainder) == 0 { try OpenSSL.check(BN_add_word(lower, 1), "BN_add_word") }
+            guard BN_cmp(lower, limit) < 0 else { continue }
+            var last = numbers.own(try PrimeSearch.prime(bits: lastBits, atLeast: lower, ctx))
+            while primes.contains(where: { BN_cmp($0, last) == 0 }) {
+                last = numbers.own(try PrimeSearch.prime(bits: lastBits, atLeast: lower, ctx))
+            }
+            return primes + [last]
+        }
     }
 
     /// The key pair of the primes: n, e = 65537, d, the CRT exponents and coefficients.
-    private static func keyPair(p: OpaquePointer, q: OpaquePointer, r: OpaquePointer, pq: OpaquePointer, bits: Int,
-                                _ numbers: Bignums, _ ctx: OpaquePointer) throws(JOSEError) -> OpaquePointer {
+    private static func keyPair(primes: [OpaquePointer], bits: Int, _ numbers: Bignums, _ ctx: OpaquePointer) throws(JOSEError) -> OpaquePointer {
         let n = try numbers.make(), e = try numbers.make(), d = try numbers.make()
-        try OpenSSL.check(BN_mul(n, pq, r, ctx), "BN_mul")
-        guard BN_num_bits(n) == Int32(bits) else { throw .invalidKey("the primes' product has \(BN_num_bits(n)) bits, not \(bits)") }
-        try OpenSSL.check(BN_set_word(e, 65_537), "BN_set_word")
-
-        // λ = lcm(p−1, q−1, r−1), built pairwise: lcm(a, b) = a·b / gcd(a, b).
-        let pm1 = try numbers.minusOne(p), qm1 = try numbers.minusOne(q), rm1 = try numbers.minusOne(r)
         let lambda = try numbers.make(), gcd = try numbers.make()
-        guard BN_copy(lambda, pm1) != nil else { throw OpenSSL.failure("BN_copy") }
-        for next in [qm1, rm1] {
-            try OpenSSL.check(BN_gcd(gcd, lambda, next, ctx), "BN_gcd")
-            try OpenSSL.check(BN_mul(lambda, lambda, next, ctx), "BN_mul")
+        try OpenSSL.check(BN_set_word(n, 1), "BN_set_word")
+        try OpenSSL.check(BN_set_word(lambda, 1), "BN_set_word")
+        try OpenSSL.check(BN_set_word(e, 65_537), "BN_set_word")
+        // Coefficient i (from 1) is the inverse of the product of the primes before prime i + 1,
+        // modulo it; the first is p₂⁻¹ mod p₁ (OpenSSL's qInv).
+        var coefficients: [OpaquePointer] = []
+        var minusOnes: [OpaquePointer] = []
+        for (index, prime) in primes.enumerated() {
+            if index == 1 {
+                let inverse = try numbers.make()
+                guard BN_mod_inverse(inverse, prime, primes[0], ctx) != nil else { throw OpenSSL.failure("BN_mod_inverse") }
+                coefficients.append(inverse)
+            } else if index > 1 {
+                let inverse = try numbers.make()
+                guard BN_mod_inverse(inverse, n, prime, ctx) != nil else { throw OpenSSL.failure("BN_mod_inverse") }
+                coefficients.append(inverse)
+            }
+            try OpenSSL.check(BN_mul(n, n, prime, ctx), "BN_mul")
+            // λ = lcm(p₁ − 1, …, pₖ − 1), built pairwise: lcm(a, b) = a·b / gcd(a, b).
+            let minusOne = try numbers.minusOne(prime)
+            minusOnes.append(minusOne)
+            try OpenSSL.check(BN_gcd(gcd, lambda, minusOne, ctx), "BN_gcd")
+            try OpenSSL.check(BN_mul(lambda, lambda, minusOne, ctx), "BN_mul")
             try OpenSSL.check(BN_div(lambda, nil, lambda, gcd, ctx), "BN_div")
         }
+        guard BN_num_bits(n) == Int32(bits) else { throw .invalidKey("the primes' product has \(BN_num_bits(n)) bits, not \(bits)") }
         guard BN_mod_inverse(d, e, lambda, ctx) != nil else { throw OpenSSL.failure("BN_mod_inverse") }
-        let dp = try numbers.make(), dq = try numbers.make(), dr = try numbers.make()
-        let qInv = try numbers.make(), pqInv = try numbers.make()
-        try OpenSSL.check(BN_div(nil, dp, d, pm1, ctx), "BN_div")
-        try OpenSSL.check(BN_div(nil, dq, d, qm1, ctx), "BN_div")
-        try OpenSSL.check(BN_div(nil, dr, d, rm1, ctx), "BN_div")
-        guard BN_mod_inverse(qInv, q, p, ctx) != nil, BN_mod_inverse(pqInv, pq, r, ctx) != nil else {
-            throw OpenSSL.failure("BN_mod_inverse")
+        var exponents: [OpaquePointer] = []
+        for minusOne in minusOnes {
+            let exponent = try numbers.make()
+            try OpenSSL.check(BN_div(nil, exponent, d, minusOne, ctx), "BN_div")
+            exponents.append(exponent)
         }
-
         return try OpenSSL.pkeyFromData(type: "RSA", selection: OpenSSL.selectKeyPair) { builder throws(JOSEError) in
-            let parameters: [(StaticString, OpaquePointer)] = [
-                ("n", n), ("e", e), ("d", d), ("rsa-factor1", p), ("rsa-factor2", q), ("rsa-factor3", r),
-                ("rsa-exponent1", dp), ("rsa-exponent2", dq), ("rsa-exponent3", dr),
-                ("rsa-coefficient1", qInv), ("rsa-coefficient2", pqInv),
-            ]
-            for (name, value) in parameters { try builder.bignum(name, copying: value) }
+            for (name, value) in [("n", n), ("e", e), ("d", d)] as [(StaticString, OpaquePointer)] { try builder.bignum(name, copying: value) }
+            for (name, value) in zip(factorNames, primes) { try builder.bignum(name, copying: value) }
+            for (name, value) in zip(exponentNames, exponents) { try builder.bignum(name, copying: value) }
+            for (name, value) in zip(coefficientNames, coefficients) { try builder.bignum(name, copying: value) }
         }
     }
 }

@@ -21,22 +21,18 @@ public final class RSAKey: @unchecked Sendable {
 
     /// A fresh key from OpenSSL's CSPRNG, public exponent 65537. `primes` above 2 makes a
     /// multi-prime key (RFC 8017 §3): its public half (n, e) and its RS256 signatures are those of
-    /// any RSA key — a verifier cannot tell — and three 683-bit primes are found several times
-    /// faster than two 1024-bit ones. A multi-prime key's `privateJWK` lacks the `oth` member, so
-    /// such keys are for signing in this process, not for export.
+    /// any RSA key — a verifier cannot tell. A multi-prime key's `privateJWK` lacks the `oth`
+    /// member, so such keys are for signing in this process, not for export.
     ///
-    /// Three primes are found by `PrimeSearch` (sieved harder and confirmed with fewer
-    /// Miller-Rabin rounds than OpenSSL 3 allows: about 4× less work per key); other counts by
-    /// OpenSSL's `EVP_PKEY_generate`.
+    /// Two primes come from OpenSSL's `EVP_PKEY_generate`; more from `PrimeSearch` (sieved
+    /// harder and confirmed with fewer Miller-Rabin rounds than OpenSSL 3 allows, and not held
+    /// to OpenSSL's cap of 3 primes below 4096 bits: docs/check.md, "Keys").
     public static func generate(bits: Int = 2048, primes: Int = 2) throws(JOSEError) -> RSAKey {
-        if primes == 3 { return try generateThreePrime(bits: bits) }
+        if primes > 2 { return try generateMultiPrime(bits: bits, count: primes) }
         let ctx = try OpenSSL.newContext(keyType: "RSA")
         defer { EVP_PKEY_CTX_free(ctx) }
         try OpenSSL.check(EVP_PKEY_keygen_init(ctx), "EVP_PKEY_keygen_init")
         try OpenSSL.check(EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, Int32(bits)), "EVP_PKEY_CTX_set_rsa_keygen_bits")
-        if primes != 2 {
-            try OpenSSL.check(EVP_PKEY_CTX_set_rsa_keygen_primes(ctx, Int32(primes)), "EVP_PKEY_CTX_set_rsa_keygen_primes")
-        }
         var pkey: OpaquePointer?
         try OpenSSL.check(EVP_PKEY_generate(ctx, &pkey), "EVP_PKEY_generate")
         guard let pkey else { throw OpenSSL.failure("EVP_PKEY_generate") }

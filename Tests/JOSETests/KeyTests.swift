@@ -212,13 +212,15 @@ struct KeyTests {
         #expect(SystemRandom().bytes(0).isEmpty)
     }
 
-    /// A 3-prime key (what the mock providers sign with) is an RSA-2048 key like any other to a
-    /// verifier: its public JWK alone, reloaded, verifies its RS256 signatures, a tampered input
-    /// fails, and the private key really holds three primes.
-    @Test func multiPrimeKeysSignLikeAnyRSAKey() throws {
-        let key = try RSAKey.generate(bits: 2048, primes: 3)
+    /// A multi-prime key (the mock providers sign with 4 primes) is an RSA-2048 key like any
+    /// other to a verifier: its public JWK alone, reloaded, verifies its RS256 signatures, a
+    /// tampered input fails, and the private key really holds that many primes.
+    @Test(arguments: [3, 4])
+    func multiPrimeKeysSignLikeAnyRSAKey(primes: Int) throws {
+        let key = try RSAKey.generate(bits: 2048, primes: primes)
         #expect(key.bits == 2048)
-        #expect(OpenSSL.hasParam(key.pkey, "rsa-factor3"), "a third prime")
+        #expect(OpenSSL.hasParam(key.pkey, "rsa-factor\(primes)"), "prime \(primes)")
+        #expect(!OpenSSL.hasParam(key.pkey, "rsa-factor\(primes + 1)"), "no prime \(primes + 1)")
         #expect(!OpenSSL.hasParam(try RSAKey.generate(bits: 2048).pkey, "rsa-factor3"), "two primes by default")
         let verifier = try RSAKey(jwk: key.publicJWK(kid: "k"))
         let signature = try key.sign(Self.message, algorithm: .RS256)
@@ -227,18 +229,23 @@ struct KeyTests {
         #expect(!verifier.verify(signature, for: Self.message + [0x2E], algorithm: .RS256))
     }
 
-    /// The 3-prime search (`PrimeSearch`) against OpenSSL's own full check of each key it makes:
-    /// every factor prime by 64 Miller-Rabin rounds, n = p·q·r with exactly 2048 bits, d, the CRT
-    /// exponents and both coefficients consistent. Eight keys: 24 primes, 8 last primes drawn
-    /// above the bound that keeps n at 2048 bits.
-    @Test func threePrimeKeysPassOpenSSLsWholeKeyCheck() throws {
-        for _ in 0..<8 {
-            let key = try RSAKey.generate(bits: 2048, primes: 3)
-            #expect(key.bits == 2048)
-            #expect(OpenSSL.fullCheck(key.pkey), "OpenSSL's EVP_PKEY_check rejects a generated key")
-            let factors = ["rsa-factor1", "rsa-factor2", "rsa-factor3"].compactMap { OpenSSL.bnParam(key.pkey, $0) }
-            #expect(factors.map { $0.count * 8 } == [683, 683, 682].map { ($0 + 7) / 8 * 8 })
-            #expect(Set(factors).count == 3)
+    /// `PrimeSearch`'s keys against OpenSSL's own full check (`EVP_PKEY_check`): every factor
+    /// prime by 64 Miller-Rabin rounds, n their product with exactly the bits asked, d, the CRT
+    /// exponents and the coefficients consistent. 3 primes at 2048 bits (eight keys: 24 primes,
+    /// 8 last ones drawn above the bound that keeps n at 2048 bits), and 4 primes at 4096 bits,
+    /// the smallest size at which OpenSSL's cap (`ossl_rsa_multip_cap`) lets its check accept 4:
+    /// the same code as the providers' 4-prime RSA-2048 keys, which the next test checks part by part.
+    @Test func multiPrimeKeysPassOpenSSLsWholeKeyCheck() throws {
+        for (primes, bits, keys) in [(3, 2048, 8), (4, 4096, 2)] {
+            for _ in 0..<keys {
+                let key = try RSAKey.generate(bits: bits, primes: primes)
+                #expect(key.bits == bits)
+                #expect(OpenSSL.fullCheck(key.pkey), "OpenSSL's EVP_PKEY_check rejects a generated \(primes)-prime key")
+                let factors = (1...primes).compactMap { OpenSSL.bnParam(key.pkey, "rsa-factor\($0)") }
+                let size = (bits + primes - 1) / primes
+                #expect(factors.map { $0.count * 8 } == (Array(repeating: size, count: primes - 1) + [bits - (primes - 1) * size]).map { ($0 + 7) / 8 * 8 })
+                #expect(Set(factors).count == primes)
+            }
         }
         // The oracle can say no: the same parameters with the coefficient of p and q inverted
         // the wrong way round (p⁻¹ mod q) make a key OpenSSL loads but its check rejects.
@@ -252,6 +259,73 @@ struct KeyTests {
         }
         defer { EVP_PKEY_free(wrong) }
         #expect(!OpenSSL.fullCheck(wrong))
+    }
+
+    /// The providers' keys, 4 primes of 512 bits for a 2048-bit n, checked part by part with
+    /// OpenSSL's bignum arithmetic (its check refuses more than 3 primes below 4096 bits by
+    /// policy, before it looks at a number): each factor prime by `BN_check_prime` (64 rounds),
+    /// all distinct, n their product with 2048 bits, e·dᵢ ≡ 1 and d ≡ dᵢ modulo pᵢ − 1, each
+    /// coefficient the inverse of the product of the primes before it. Four keys; and one
+    /// corrupted part makes the check fail.
+    @Test func fourPrimeKeysHoldTogetherPartByPart() throws {
+        let ctx = try #require(BN_CTX_new())
+        defer { BN_CTX_free(ctx) }
+        var numbers: [OpaquePointer] = []
+        defer { numbers.forEach { BN_free($0) } }
+        func number(_ bytes: [UInt8]) throws -> OpaquePointer {
+            let value = try #require(bytes.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32($0.count), nil) })
+            numbers.append(value)
+            return value
+        }
+        func scratch() throws -> OpaquePointer { try number([]) }
+        func parts(_ key: RSAKey) throws -> [String: OpaquePointer] {
+            var parts: [String: OpaquePointer] = [:]
+            for name in ["n", "e", "d"] + (1...4).flatMap({ ["rsa-factor\($0)", "rsa-exponent\($0)"] }) + (1...3).map({ "rsa-coefficient\($0)" }) {
+                parts[name] = try number(try #require(OpenSSL.bnParam(key.pkey, name), "\(name)"))
+            }
+            return parts
+        }
+        func holdsTogether(_ parts: [String: OpaquePointer]) throws -> Bool {
+            let primes = (1...4).map { parts["rsa-factor\($0)"]! }
+            guard let n = parts["n"], let e = parts["e"], let d = parts["d"], BN_num_bits(n) == 2048 else { return false }
+            let product = try scratch(), t = try scratch(), u = try scratch()
+            BN_set_word(product, 1)
+            for (index, prime) in primes.enumerated() {
+                guard BN_num_bits(prime) == 512, BN_check_prime(prime, ctx, nil) == 1 else { return false }
+                guard !primes[..<index].contains(where: { BN_cmp($0, prime) == 0 }) else { return false }
+                let minusOne = try scratch()
+                BN_copy(minusOne, prime)
+                BN_sub_word(minusOne, 1)
+                let exponent = parts["rsa-exponent\(index + 1)"]!
+                BN_mod_mul(t, e, exponent, minusOne, ctx)  // e·dᵢ mod (pᵢ − 1)
+                guard BN_is_one(t) == 1 else { return false }
+                BN_nnmod(t, d, minusOne, ctx)  // d mod (pᵢ − 1) = dᵢ
+                guard BN_cmp(t, exponent) == 0 else { return false }
+                if index >= 1 {
+                    // Coefficient 1 is p₂⁻¹ mod p₁; coefficient i ≥ 2 is (p₁⋯pᵢ)⁻¹ mod pᵢ₊₁.
+                    let (inverted, modulus) = index == 1 ? (prime, primes[0]) : (product, prime)
+                    BN_mod_mul(u, inverted, parts["rsa-coefficient\(index)"]!, modulus, ctx)
+                    guard BN_is_one(u) == 1 else { return false }
+                }
+                BN_mul(product, product, prime, ctx)
+            }
+            return BN_cmp(product, n) == 0
+        }
+        for _ in 0..<4 {
+            let key = try RSAKey.generate(bits: 2048, primes: 4)
+            #expect(try holdsTogether(parts(key)))
+            #expect(!OpenSSL.fullCheck(key.pkey), "OpenSSL's policy: at most 3 primes below 4096 bits")
+        }
+        // The check can say no: each part, one bit changed.
+        let key = try RSAKey.generate(bits: 2048, primes: 4)
+        for name in ["d", "rsa-factor3", "rsa-exponent2", "rsa-coefficient1", "rsa-coefficient3"] {
+            var corrupted = try parts(key)
+            let changed = try scratch()
+            BN_copy(changed, corrupted[name]!)
+            BN_is_bit_set(changed, 1) == 1 ? BN_clear_bit(changed, 1) : BN_set_bit(changed, 1)
+            corrupted[name] = changed
+            #expect(try !holdsTogether(corrupted), "a changed \(name) goes unnoticed")
+        }
     }
 
     /// Miller-Rabin as `PrimeSearch` runs it: known primes pass, and composites that fool weaker
