@@ -33,7 +33,7 @@ struct TokenSuiteCase {
     var forgery: TokenForgery { work.forgery ?? .none }
 
     /// Whether the rule is about the server-to-server notification rather than the ID token.
-    var ruleIsNotification: Bool { work.rule.token.lowercased().contains("notification") }
+    var ruleIsNotification: Bool { work.rule.token.lowercased().utf8Contains("notification") }
 
     /// Which artefact the forgery goes into.
     var target: ForgeryTarget {

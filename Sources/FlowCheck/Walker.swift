@@ -188,8 +188,8 @@ struct Walker {
     /// What a backend → provider step is, from the technical words in its title and prose.
     static func expectedCall(for step: Step) -> ExpectedCall {
         let text = (step.title + " " + step.prose.source).lowercased()
-        if text.contains("/auth/revoke") || text.contains("revoke") { return .revoke }
-        if text.contains("grant_type=refresh_token") { return .refresh }
+        if text.utf8Contains("revoke") { return .revoke }
+        if text.utf8Contains("grant_type=refresh_token") { return .refresh }
         return .codeExchange
     }
 

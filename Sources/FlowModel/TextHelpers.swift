@@ -27,6 +27,25 @@ public enum Suggestion {
     }
 }
 
+/// Bytes as hexadecimal digits, two per byte.
+public enum Hex {
+    /// `uppercase` false: `0-9a-f` (digests, ids); true: `0-9A-F` (percent-encoding). A table
+    /// lookup per digit: `String(format: "%02x")` went through Foundation's varargs formatting, a
+    /// dynamic cast per argument, and was 4 % of a check's instructions.
+    public static func string(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        digits.withUTF8Buffer { table in
+            for byte in bytes {
+                out.append(table[Int(byte >> 4)])
+                out.append(table[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
 extension String {
     /// Without leading and trailing whitespace (Unicode's, newlines included).
     public func trimmingCharacters() -> String {

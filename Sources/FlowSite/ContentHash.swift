@@ -1,4 +1,5 @@
 import JOSE
+import FlowModel
 
 /// A SHA-256 content fingerprint for the incremental build cache: a page is reused when its key
 /// is unchanged, so a collision would silently serve a stale page; SHA-256 (OpenSSL, through
@@ -44,16 +45,7 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The digest in lowercase hex (64 characters).
-    public var description: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(digest.count * 2)
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var description: String { Hex.string(digest) }
 
     /// One SHA-256 over all the parts, each preceded by its length (so no two lists of parts
     /// give the same input): for a key made of many short parts, one digest instead of one per

@@ -176,14 +176,14 @@ public struct MockUser: Sendable, Hashable, Codable {
     }
 
     static func uuid(_ random: any RandomSource) -> String {
-        let hex = random.bytes(16).map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.string(random.bytes(16))
         let c = Array(hex)
         return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
     }
 
     /// A realistic user with an Apple-shaped `sub` and a private relay address.
     public static func random(using random: any RandomSource = SystemRandom()) -> MockUser {
-        let hex = random.bytes(16).map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.string(random.bytes(16))
         let prefix = random.string(length: 6, alphabet: "0123456789")
         let suffix = random.string(length: 4, alphabet: "0123456789")
         let local = random.string(length: 10, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789")

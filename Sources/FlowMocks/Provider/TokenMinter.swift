@@ -102,7 +102,7 @@ struct TokenMinter: Sendable {
     }
 
     static func sha256Hex(_ value: String) -> String {
-        Digest.sha256(Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.string(Digest.sha256(Array(value.utf8)))
     }
 
     // MARK: Signing

@@ -127,7 +127,7 @@ public enum FormEncoding {
             } else if byte == UInt8(ascii: " ") {
                 out += "+"
             } else {
-                out += String(format: "%%%02X", byte)
+                out += "%" + Hex.string(CollectionOfOne(byte), uppercase: true)
             }
         }
         return out
