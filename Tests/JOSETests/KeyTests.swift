@@ -322,7 +322,7 @@ struct KeyTests {
             var corrupted = try parts(key)
             let changed = try scratch()
             BN_copy(changed, corrupted[name]!)
-            BN_is_bit_set(changed, 1) == 1 ? BN_clear_bit(changed, 1) : BN_set_bit(changed, 1)
+            #expect((BN_is_bit_set(changed, 1) == 1 ? BN_clear_bit(changed, 1) : BN_set_bit(changed, 1)) == 1)
             corrupted[name] = changed
             #expect(try !holdsTogether(corrupted), "a changed \(name) goes unnoticed")
         }
