@@ -29,9 +29,14 @@ public struct WorkItem: Sendable, Hashable, Identifiable {
 
 /// A token case to run: the rule it proves, the catalogue case and which variant.
 public struct TokenCaseWork: Sendable, Hashable {
-    public var rule: TokenRule
+    /// One box for all the items of a rule: a run plans an item per variant of every case, and
+    /// a rule's texts copied inline into each were most of the plan's memory.
+    private var sharedRule: Boxed<TokenRule>
+    public var rule: TokenRule { sharedRule.wrappedValue! }
     public var rulePosition: Int
-    public var tokenCase: TokenCase
+    /// Where the case is in `TokenCase.catalogue`.
+    private var casePosition: Int
+    public var tokenCase: TokenCase { TokenCase.catalogue[casePosition] }
     /// Index of the variant (`TokenForgery.variants` / `TokenEndpointOverride.variants`), nil
     /// for cases that have a single way to run.
     public var variant: Int?
@@ -40,6 +45,21 @@ public struct TokenCaseWork: Sendable, Hashable {
     /// The token mutation this variant mints, for the flow's provider profile (nil for cases
     /// that are not token forgeries: X1–X3, N1, R1).
     public var forgery: TokenForgery?
+
+    /// `rule`: shared by the rule's items; `tokenCase`: a case of `TokenCase.catalogue`.
+    init(
+        rule: Boxed<TokenRule>, rulePosition: Int, tokenCase: TokenCase, variant: Int?, variantCount: Int,
+        variantDescription: String?, forgery: TokenForgery?
+    ) {
+        guard let position = TokenCase.position(of: tokenCase.id) else { preconditionFailure("\(tokenCase.id) is not a case of the catalogue") }
+        sharedRule = rule
+        self.rulePosition = rulePosition
+        casePosition = position
+        self.variant = variant
+        self.variantCount = variantCount
+        self.variantDescription = variantDescription
+        self.forgery = forgery
+    }
 
     /// Cases that mutate provider-wide state.
     static let exclusiveCases: Set<String> = ["P5", "P6", "S8", "X1", "X2", "X3"]
@@ -90,13 +110,14 @@ public struct Planner: Sendable {
             let profile = providers.resolvedProfile(for: flow)
             let nonce = providers.nonceTransform(for: flow)
             for (position, rule) in flow.tokenRules.enumerated() {
+                let shared = Boxed(wrappedValue: rule)
                 for tokenCase in rule.cases {
                     let variants = TokenCaseWork.variants(of: tokenCase.id, profile: profile, nonce: nonce, rule: rule.kind)
                     for (index, variant) in variants.enumerated() {
                         let multiple = variants.count > 1
                         let id = "\(flow.id)/\(rule.id)/\(tokenCase.id)" + (multiple ? "[\(index)]" : "")
                         let work = TokenCaseWork(
-                            rule: rule, rulePosition: position, tokenCase: tokenCase,
+                            rule: shared, rulePosition: position, tokenCase: tokenCase,
                             variant: multiple ? index : nil, variantCount: variants.count,
                             variantDescription: variant.description, forgery: variant.forgery)
                         items.append(WorkItem(id: id, flowID: flow.id, payload: .tokenCase(work)))

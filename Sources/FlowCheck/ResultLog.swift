@@ -11,7 +11,9 @@ public struct ResultHeader: Sendable, Hashable {
     public var cause: String?
     public var durationMS: Int
     public var scenarioIndex: Int?
-    public var tokenCase: TokenCaseInfo?
+    /// Behind one pointer: a run keeps a header per item until its report is written, and the
+    /// token case's names are most of a header's size inline.
+    @Boxed public var tokenCase: TokenCaseInfo?
 }
 
 extension ItemResult {
@@ -36,11 +38,16 @@ final class ResultLog: Sendable {
         indirect case memory(ItemResult)
     }
 
+    /// Where a result is kept, and the provider calls a passed reject case holds for the
+    /// baseline gate.
+    struct Location: Sendable {
+        var stored: Stored
+        var held: Stored?
+    }
+
     struct Entry: Sendable {
         var header: ResultHeader
-        var stored: Stored
-        /// The provider calls a passed reject case holds for the baseline gate.
-        var held: Stored?
+        var location: Location
     }
 
     private struct State: Sendable {
@@ -75,18 +82,25 @@ final class ResultLog: Sendable {
     /// Whether results go to a file (false: kept in memory).
     var spills: Bool { state.value.descriptor >= 0 }
 
-    var entries: [Entry] { state.withLock { $0.entries } }
+    /// The entries in arrival order, handed over: the log keeps none of them afterwards (what
+    /// comes after goes to a fresh list).
+    func takeEntries() -> [Entry] {
+        state.withLock { state in
+            defer { state.entries = [] }
+            return state.entries
+        }
+    }
 
     func append(_ result: ItemResult) {
         let encoded = try? JSONReport.encoder.encode(result)
         let held = result.heldProviderRequests.map { try? JSONReport.encoder.encode($0) }
         state.withLock { state in
-            var entry = Entry(header: result.header, stored: .memory(result))
-            if let encoded, let at = Self.append(encoded, to: &state) { entry.stored = at }
+            var location = Location(stored: .memory(result))
+            if let encoded, let at = Self.append(encoded, to: &state) { location.stored = at }
             if let held {
-                entry.held = held.flatMap { Self.append($0, to: &state) } ?? .memory(result)
+                location.held = held.flatMap { Self.append($0, to: &state) } ?? .memory(result)
             }
-            state.entries.append(entry)
+            state.entries.append(Entry(header: result.header, location: location))
         }
     }
 
@@ -127,25 +141,27 @@ final class ResultLog: Sendable {
         return complete ? data : nil
     }
 
-    func result(_ entry: Entry) -> ItemResult {
-        switch entry.stored {
+    /// The result at `location`; `header` is what is left to report should it not read back.
+    func result(_ location: Location, header: ResultHeader) -> ItemResult {
+        switch location.stored {
         case .memory(let result): return result
         case .file:
             // The file is this process's own, written above: it reads back unless the disk
             // fails under it, and then the header is what is left to report.
-            if let data = bytes(entry.stored), let result = try? JSONDecoder().decode(ItemResult.self, from: data) { return result }
+            if let data = bytes(location.stored), let result = try? JSONDecoder().decode(ItemResult.self, from: data) { return result }
             return ItemResult(
-                id: entry.header.id, flowID: entry.header.flowID, kind: entry.header.kind, title: entry.header.id,
-                verdict: entry.header.verdict, message: "the result could not be read back from its temporary file",
-                cause: entry.header.cause, durationMS: entry.header.durationMS)
+                id: header.id, flowID: header.flowID, kind: header.kind, title: header.id,
+                verdict: header.verdict, message: "the result could not be read back from its temporary file",
+                cause: header.cause, durationMS: header.durationMS)
         }
     }
 
-    func held(_ entry: Entry) -> [ProviderRequestEvidence]? {
-        switch entry.held {
+    func held(_ location: Location) -> [ProviderRequestEvidence]? {
+        switch location.held {
         case nil: return nil
         case .memory(let result)?: return result.heldProviderRequests
-        case .file?: return bytes(entry.held!).flatMap { try? JSONDecoder().decode([ProviderRequestEvidence].self, from: $0) }
+        case .file(let offset, let length)?:
+            return bytes(.file(offset: offset, length: length)).flatMap { try? JSONDecoder().decode([ProviderRequestEvidence].self, from: $0) }
         }
     }
 }
@@ -160,9 +176,9 @@ public struct ReportResults: RandomAccessCollection, Sendable {
 
     private enum Storage: Sendable {
         case memory([ItemResult])
-        /// The log's entries as they arrived, their positions in report order, and the failing
-        /// baseline that gates each gated one (by report position).
-        case log(ResultLog, [ResultLog.Entry], order: [Int], gates: [Int: BaselineGate.Baseline])
+        /// Where each result's bytes are in the log, in report order, and the failing baseline
+        /// that gates each gated one (by report position).
+        case log(ResultLog, [ResultLog.Location], gates: [Int: BaselineGate.Baseline])
     }
 
     /// `results` as given (sort them first for a report).
@@ -171,27 +187,34 @@ public struct ReportResults: RandomAccessCollection, Sendable {
         headers = results.map(\.header)
     }
 
-    /// A run's results, in report order, the baseline gate applied.
+    /// A run's results, in report order, the baseline gate applied. The log hands its entries
+    /// over: one header per result stays in memory, not a second sorted copy of them.
     init(log: ResultLog) {
-        let entries = log.entries
-        let order = entries.indices.sorted { ResultOrder.precedes(entries[$0].header, entries[$1].header) }
+        var entries = log.takeEntries()
+        entries.sort { ResultOrder.precedes($0.header, $1.header) }
         var baselines: [String: BaselineGate.Baseline] = [:]
         for entry in entries where BaselineGate.isFailingBaseline(entry.header) {
-            let result = log.result(entry)
+            let result = log.result(entry.location, header: entry.header)
             baselines[result.id] = BaselineGate.Baseline(id: result.id, message: result.message, cause: result.cause)
         }
         var gates: [Int: BaselineGate.Baseline] = [:]
-        var headers = order.map { entries[$0].header }
-        if !baselines.isEmpty {
-            for position in headers.indices {
-                guard let baseline = BaselineGate.baseline(gating: headers[position], in: baselines) else { continue }
+        var headers: [ResultHeader] = []
+        headers.reserveCapacity(entries.count)
+        var locations: [ResultLog.Location] = []
+        locations.reserveCapacity(entries.count)
+        for position in entries.indices {
+            var header = entries[position].header
+            if !baselines.isEmpty, let baseline = BaselineGate.baseline(gating: header, in: baselines) {
                 gates[position] = baseline
-                headers[position].verdict = .inconclusive
-                headers[position].cause = baseline.causeText
+                header.verdict = .inconclusive
+                header.cause = baseline.causeText
             }
+            headers.append(header)
+            locations.append(entries[position].location)
         }
+        entries = []
         self.headers = headers
-        storage = .log(log, entries, order: order, gates: gates)
+        storage = .log(log, locations, gates: gates)
     }
 
     public var startIndex: Int { 0 }
@@ -201,19 +224,19 @@ public struct ReportResults: RandomAccessCollection, Sendable {
         switch storage {
         case .memory(let results):
             return results[position]
-        case .log(let log, let entries, let order, let gates):
-            let entry = entries[order[position]]
-            let result = log.result(entry)
+        case .log(let log, let locations, let gates):
+            let location = locations[position]
+            let result = log.result(location, header: headers[position])
             guard let baseline = gates[position] else { return result }
-            return BaselineGate.gate(result, by: baseline, held: log.held(entry))
+            return BaselineGate.gate(result, by: baseline, held: log.held(location))
         }
     }
 
     /// The result's JSON as `JSONReport.encoder` writes it, without decoding it, when the log
     /// holds those exact bytes (not for a gated result, which reads differently).
     func storedJSON(at position: Int) -> Data? {
-        guard case .log(let log, let entries, let order, let gates) = storage, gates[position] == nil else { return nil }
-        return log.bytes(entries[order[position]].stored)
+        guard case .log(let log, let locations, let gates) = storage, gates[position] == nil else { return nil }
+        return log.bytes(locations[position].stored)
     }
 }
 

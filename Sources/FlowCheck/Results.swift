@@ -324,7 +324,7 @@ public enum ResultOrder {
         if let index = r.scenarioIndex {
             key += [.number(0), .number(index)]
         } else if let t = r.tokenCase {
-            let catalogueIndex = TokenCase.catalogue.firstIndex { $0.id == t.caseID } ?? Int.max
+            let catalogueIndex = TokenCase.position(of: t.caseID) ?? Int.max
             key += [.number(1), .number(t.rulePosition), .number(catalogueIndex), .number(t.variant ?? -1)]
         } else {
             key += [.number(2)]

@@ -95,7 +95,13 @@ public struct TokenCase: Hashable, Sendable, Codable, Identifiable {
         self.conformanceID = conformanceID
     }
 
-    public static func named(_ id: String) -> TokenCase? { catalogue.first { $0.id == id } }
+    public static func named(_ id: String) -> TokenCase? { position(of: id).map { catalogue[$0] } }
+
+    /// Where the case `id` is in `catalogue` (its order is the reports' order).
+    public static func position(of id: String) -> Int? { positions[id] }
+
+    private static let positions: [String: Int] = Dictionary(
+        catalogue.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
 
     /// Whether the case means something for this provider and nonce transform: P2 needs
     /// string-boolean claims, P7 `nonce_supported`, P9 a second issuer, C14 a hashed nonce,

@@ -130,7 +130,7 @@ extension MockBackend {
 
     func evaluateSignIn(_ behaviour: RouteBehaviour, bindings: [String: String], flow: Flow, audiences: Set<String>, link: BackendProviderLink) async throws -> Acceptance {
         guard let token = bindings["provider.id_token"], !token.isEmpty else { throw Rejection.request("id_token is missing") }
-        let hash = TokenMinter.sha256Hex(token)
+        let hash = TokenDigest(token)
         if has(.acceptReplay), let key = replayCache[hash] {
             return Acceptance(account: key, effect: .newSession, values: accountValues(key))
         }

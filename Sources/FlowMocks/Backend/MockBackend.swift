@@ -54,7 +54,22 @@ public actor MockBackend: MockHTTPHandler {
         var account: String?
         var effect: Effect
         var values: [String: String] = [:]
-        var replayHash: String?
+        var replayHash: TokenDigest?
+    }
+
+    /// A sign-in token's SHA-256, what the replay caches are keyed by: 32 bytes inline, where
+    /// its hex string took an allocation of about a hundred bytes per sign-in.
+    struct TokenDigest: Hashable {
+        private let words: SIMD4<UInt64>
+
+        init(_ token: String) {
+            let digest = Digest.sha256(token.utf8)
+            words = digest.withUnsafeBytes { bytes in
+                SIMD4(
+                    bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                    bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            }
+        }
     }
 
     /// One request the backend answered, for `flowspec mock --backend`'s log.
@@ -100,9 +115,9 @@ public actor MockBackend: MockHTTPHandler {
     var sessions = SessionStore()
     var accounts: [String: Account] = [:]
     /// Sign-in tokens already used (hash → exp), refused as replays until they expire.
-    var usedTokens: [String: Int64] = [:]
+    var usedTokens: [TokenDigest: Int64] = [:]
     var usedTokensPruneAt = 1024
-    var replayCache: [String: String] = [:]
+    var replayCache: [TokenDigest: String] = [:]
     /// Where each client is in its flow.
     var conversations: Conversations
     /// Values handed out while answering the current request (captures), for `conversations`.
