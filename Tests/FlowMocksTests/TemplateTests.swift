@@ -90,4 +90,51 @@ import Testing
         #expect(behaviour(Flows.password, 0) == [.credentials])
         #expect(behaviour(Flows.notifications, 0) == [.notification])
     }
+
+    /// A request written alike in several flows is matched once per request: its candidates
+    /// share a class. Templates that differ in any part keep classes of their own, so a match is
+    /// never reused for another template: every choice equals the one made with each candidate
+    /// matched on its own.
+    @Test func candidatesWrittenAlikeShareAMatchClass() throws {
+        var copy = Flows.web
+        copy.id = "web-copy"
+        let table = RouteTable(flows: [Flows.web, copy, Flows.native])
+        func route(_ path: String) throws -> BackendRoute { try #require(table.routes.first { $0.pathText == path }) }
+        func classOf(_ route: BackendRoute, flow: Int, alternate: Int?) throws -> Int {
+            try #require(route.candidates.first { $0.flowIndex == flow && $0.alternateIndex == alternate }).matchClass
+        }
+        let login = try route("/api/v1/auth/apple/login")
+        #expect(try classOf(login, flow: 0, alternate: nil) == classOf(login, flow: 1, alternate: nil))
+        #expect(try classOf(login, flow: 0, alternate: nil) != classOf(login, flow: 2, alternate: nil))
+        #expect(try classOf(login, flow: 2, alternate: nil) != classOf(login, flow: 2, alternate: 1))
+        let accounts = try route("/api/v1/accounts")
+        #expect(try classOf(accounts, flow: 0, alternate: nil) == classOf(accounts, flow: 1, alternate: nil))
+        #expect(try classOf(accounts, flow: 0, alternate: 1) == classOf(accounts, flow: 1, alternate: 1))
+        #expect(try classOf(accounts, flow: 0, alternate: nil) != classOf(accounts, flow: 0, alternate: 1))
+        #expect(login.candidates.allSatisfy { $0.matchClass >= 0 })
+
+        func post(_ path: String, _ body: String, bearer: Bool = false) -> MockHTTPRequest {
+            var headers = [HeaderField(name: "Content-Type", value: "application/json")]
+            if bearer { headers.append(HeaderField(name: "Authorization", value: "Bearer fs_0123456789abcdef0123456789abcdef")) }
+            return MockHTTPRequest(method: "POST", target: path, headers: headers, body: Array(body.utf8))
+        }
+        let requests = [
+            (login, post("/api/v1/auth/apple/login", #"{"authorization_code": "c", "id_token": "t", "nonce": "n"}"#)),
+            (login, post("/api/v1/auth/apple/login", #"{"id_token": "t", "nonce": "n"}"#)),
+            (login, post("/api/v1/auth/apple/login", #"{"id_token": "t", "nonce": "baska-n"}"#)),
+            (accounts, post("/api/v1/accounts", #"{"name": "An", "phone": "+84901234567", "email": "a@b.c"}"#, bearer: true)),
+            (accounts, post("/api/v1/accounts", #"{"name": "An", "phone": "not-a-number", "email": "a@b.c"}"#, bearer: true)),
+        ]
+        for (route, request) in requests {
+            var alone = route
+            for index in alone.candidates.indices { alone.candidates[index].matchClass = -1 }
+            let shared = try #require(MockBackend.contract(for: request, in: route, optional: []))
+            let reference = try #require(MockBackend.contract(for: request, in: alone, optional: []))
+            #expect(shared.0.flowIndex == reference.0.flowIndex)
+            #expect(shared.0.step == reference.0.step)
+            #expect(shared.0.alternateIndex == reference.0.alternateIndex)
+            #expect(shared.1.score == reference.1.score)
+            #expect(shared.1.bindings == reference.1.bindings)
+        }
+    }
 }

@@ -70,14 +70,21 @@ extension MockBackend {
     static func contract(for request: MockHTTPRequest, in route: BackendRoute, optional: Set<String>) -> (RouteCandidate, RequestMatch)? {
         var best: (candidate: RouteCandidate, match: RequestMatch)?
         let incoming = IncomingRequest(request)
+        var matched: [Int: RequestMatch?] = [:]
+        func match(_ candidate: RouteCandidate) -> RequestMatch? {
+            if candidate.matchClass >= 0, let known = matched[candidate.matchClass] { return known }
+            let found = RequestMatcher.match(candidate.compiled, incoming, fixed: [:], optional: optional)
+            if candidate.matchClass >= 0 { matched[candidate.matchClass] = found }
+            return found
+        }
         for candidate in route.candidates where candidate.isStepRequest {
-            if let match = RequestMatcher.match(candidate.compiled, incoming, fixed: [:], optional: optional), match.score > (best?.match.score ?? -1) {
+            if let match = match(candidate), match.score > (best?.match.score ?? -1) {
                 best = (candidate, match)
             }
         }
         if best == nil {
             for candidate in route.candidates {
-                if let match = RequestMatcher.match(candidate.compiled, incoming, fixed: [:], optional: optional), match.score > (best?.match.score ?? -1) {
+                if let match = match(candidate), match.score > (best?.match.score ?? -1) {
                     best = (candidate, match)
                 }
             }
@@ -93,12 +100,23 @@ extension MockBackend {
     func finish(route: BackendRoute, request: MockHTTPRequest, flowIndex: Int, bindings: [String: String], verdict: Result<Acceptance, Rejection>, stateChosen: Bool = false) async -> MockHTTPResponse {
         var matching: [(RouteCandidate, Int)] = []
         let incoming = IncomingRequest(request)
-        var fixedByFlow: [Int: [String: String]] = [:]
+        // What the spec fixes: its variables, and what this client was handed out before. Flows
+        // with the same variables fix the same, so a template is matched once per such class.
+        var fixedByClass: [Int: [String: String]] = [:]
+        var scores: [MatchMemo: Int?] = [:]
         for candidate in route.candidates {
-            // What the spec fixes: its variables, and what this client was handed out before.
-            let fixed = fixedByFlow[candidate.flowIndex] ?? variables(of: flows[candidate.flowIndex]).merging(conversationValues) { _, handedOut in handedOut }
-            fixedByFlow[candidate.flowIndex] = fixed
-            if let match = RequestMatcher.match(candidate.compiled, incoming, fixed: fixed) { matching.append((candidate, match.score)) }
+            let variables = variableClass[candidate.flowIndex]
+            let memo = MatchMemo(template: candidate.matchClass, variables: variables)
+            let score: Int?
+            if candidate.matchClass >= 0, let known = scores[memo] {
+                score = known
+            } else {
+                let fixed = fixedByClass[variables] ?? flowVariables[candidate.flowIndex].merging(conversationValues) { _, handedOut in handedOut }
+                fixedByClass[variables] = fixed
+                score = RequestMatcher.match(candidate.compiled, incoming, fixed: fixed)?.score
+                scores[memo] = score
+            }
+            if let score { matching.append((candidate, score)) }
         }
         func best(_ list: [(RouteCandidate, Int)]) -> RouteCandidate? {
             list.max { a, b in
@@ -159,7 +177,7 @@ extension MockBackend {
         _ expectation: Expectation?, accepted: Bool, flowIndex: Int, bindings: [String: String], acceptance: Acceptance?,
         captures: [String: String], request: MockHTTPRequest, rejection: Rejection?, status: Int? = nil
     ) -> MockHTTPResponse {
-        var values = variables(of: flows[flowIndex])
+        var values = flowVariables[flowIndex]
         for (name, value) in conversationValues { values[name] = value }
         for (name, value) in bindings { values[name] = value }
         if let id = sessions.id(of: request.bearerToken), let session = sessions.session(id) {
@@ -186,6 +204,16 @@ extension MockBackend {
     }
 
     func variables(of flow: Flow) -> [String: String] {
+        Self.variables(of: flow)
+    }
+
+    static func variables(of flow: Flow) -> [String: String] {
         Dictionary(flow.variables.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// A template class matched with a variables class (`finish`).
+    struct MatchMemo: Hashable {
+        var template: Int
+        var variables: Int
     }
 }

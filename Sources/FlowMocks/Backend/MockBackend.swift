@@ -93,6 +93,9 @@ public actor MockBackend: MockHTTPHandler {
     public let defects: Set<Defect>
     let flows: [Flow]
     let table: RouteTable
+    /// Per flow index: the flow's variables, and the class of flows with the same ones.
+    let flowVariables: [[String: String]]
+    let variableClass: [Int]
     /// Per flow id: the provider the flow names, where it is and how to authenticate there.
     let links: [String: BackendProviderLink]
     let clock: @Sendable () -> Date
@@ -143,6 +146,14 @@ public actor MockBackend: MockHTTPHandler {
     ) {
         self.flows = flows
         self.table = RouteTable(flows: flows)
+        let variables = flows.map(Self.variables(of:))
+        var classes: [[String: String]: Int] = [:]
+        flowVariables = variables
+        variableClass = variables.map { set in
+            if let known = classes[set] { return known }
+            classes[set] = classes.count
+            return classes.count - 1
+        }
         self.conversations = Conversations(flows: flows)
         self.links = links
         self.defects = defects

@@ -16,6 +16,11 @@ struct RouteCandidate: Sendable {
     var succeeds: Bool
     /// `request`'s patterns, compiled once.
     let compiled: CompiledRequest
+    /// Candidates of a route whose templates match alike (the same method, target, headers and
+    /// body: one request written in several flows) share a class, and a request is matched
+    /// once per class, not once per flow that writes it. Set by `RouteTable`; -1: a class of
+    /// its own.
+    var matchClass = -1
 
     init(flowIndex: Int, step: Int, alternateIndex: Int?, request: RequestTemplate, expectation: Expectation?, isStepRequest: Bool, succeeds: Bool) {
         self.flowIndex = flowIndex
@@ -86,7 +91,25 @@ struct RouteTable: Sendable {
                 }
             }
         }
+        for index in routes.indices {
+            var classes: [MatchKey: Int] = [:]
+            for position in routes[index].candidates.indices {
+                let request = routes[index].candidates[position].request
+                let key = MatchKey(method: request.method.uppercased(), target: request.target, headers: request.headers, body: request.body)
+                let known = classes[key]
+                routes[index].candidates[position].matchClass = known ?? classes.count
+                if known == nil { classes[key] = classes.count }
+            }
+        }
         self.routes = routes
+    }
+
+    /// What `CompiledRequest` is made of.
+    private struct MatchKey: Hashable {
+        var method: String
+        var target: String
+        var headers: [HeaderField]
+        var body: String?
     }
 
     /// Routes whose method and path match, most specific first.
