@@ -49,6 +49,7 @@ if scripts/setup.sh --bench-ci >/dev/null; then
   debug=$(swift build --show-bin-path)/flowspec
   FLOWSPEC=$debug timeout 600 bench/check-bench.sh --ci 1 || echo "bench: check-bench did not finish (report only)"
   FLOWSPEC=$debug timeout 600 bench/site-bench.sh --ci || echo "bench: site-bench did not finish (report only)"
+  FLOWSPEC=$debug timeout 300 bench/openapi-bench.sh --ci || echo "bench: openapi-bench did not finish (report only)"
 else
   echo "bench: its anchors could not be installed (report only)"
 fi
