@@ -164,7 +164,11 @@ let package = Package(
         .testTarget(
             name: "FlowLintTests",
             // `flowspec` itself: LintCLITests and HostileProcessTests run the binary built with them.
-            dependencies: ["FlowLint", "FlowParser", "FlowModel", "FlowExport", "FlowImport", "TestSupport", "flowspec"],
+            dependencies: [
+                "FlowLint", "FlowOpenAPI", "FlowParser", "FlowModel", "FlowExport", "FlowImport", "TestSupport", "flowspec",
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"), .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "Yams", package: "Yams"),
+            ],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -193,7 +193,7 @@ public enum APIDescriptionLoader {
         }
         do {
             if parts[1] == "0" { return try OpenAPI30Reader.decode(node) }
-            return try YAMLDecoder().decode(OpenAPI.Document.self, from: node)
+            return try NodeDecoder.decode(OpenAPI.Document.self, from: node)
         } catch {
             let reported = OpenAPI.Error(from: error)
             let at = reported.codingPathString.isEmpty ? "" : " at \(reported.codingPathString)"

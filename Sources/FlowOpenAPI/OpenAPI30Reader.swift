@@ -8,7 +8,7 @@ import Yams
 /// written once, against 3.1. Kept in its own file: both modules declare `OpenAPI`.
 enum OpenAPI30Reader {
     static func decode(_ node: Node) throws -> OpenAPIKit.OpenAPI.Document {
-        let document = try YAMLDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: node)
+        let document = try NodeDecoder.decode(OpenAPIKit30.OpenAPI.Document.self, from: node)
         return document.convert(to: .v3_1_0)
     }
 }
