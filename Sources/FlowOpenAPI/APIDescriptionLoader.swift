@@ -31,21 +31,9 @@ public enum APIDescriptionLoader {
     /// Nodes in `root` with aliases expanded, counted without recursion; stops just past `limit`.
     static func expandedNodeCount(_ root: Node, limit: Int) -> Int {
         var count = 0
-        var stack = [root]
-        while let node = stack.popLast() {
+        root.visitAll { _ in
             count += 1
-            if count > limit { return count }
-            switch node {
-            case .mapping(let mapping):
-                for (key, value) in mapping {
-                    stack.append(key)
-                    stack.append(value)
-                }
-            case .sequence(let sequence):
-                stack.append(contentsOf: sequence)
-            case .scalar, .alias:
-                break
-            }
+            return count <= limit
         }
         return count
     }

@@ -29,14 +29,34 @@ enum NodeDecoder {
 
     /// Whether a mapping of the tree has a key Yams merges (tagged `!!merge` or `!!value`),
     /// found before decoding: a `Decodable` that catches errors (OpenAPIKit tries one type, then
-    /// another) would otherwise go on past a stop Yams never makes. Walked without recursion.
+    /// another) would otherwise go on past a stop Yams never makes.
     static func needsYams(_ root: Node) -> Bool {
-        var stack = [root]
+        var found = false
+        root.visitAll { node in
+            if case .mapping(let mapping) = node, mapping.contains(where: { isMergeKey($0.key) }) { found = true }
+            return !found
+        }
+        return found
+    }
+
+    static func isMergeKey(_ key: Node) -> Bool {
+        key.tag.rawValue == Tag.Name.merge.rawValue || key.tag.rawValue == Tag.Name.value.rawValue
+    }
+
+    /// The tree holds something Yams gives a meaning this decoder does not reproduce.
+    struct Unsupported: Error {}
+}
+
+extension Node {
+    /// Visits every node of the tree, keys included, depth first without recursion, until
+    /// `visit` returns false.
+    func visitAll(_ visit: (Node) -> Bool) {
+        var stack = [self]
         while let node = stack.popLast() {
+            guard visit(node) else { return }
             switch node {
             case .mapping(let mapping):
                 for (key, value) in mapping {
-                    if isMergeKey(key) { return true }
                     stack.append(key)
                     stack.append(value)
                 }
@@ -46,15 +66,7 @@ enum NodeDecoder {
                 break
             }
         }
-        return false
     }
-
-    static func isMergeKey(_ key: Node) -> Bool {
-        key.tag.rawValue == Tag.Name.merge.rawValue || key.tag.rawValue == Tag.Name.value.rawValue
-    }
-
-    /// The tree holds something Yams gives a meaning this decoder does not reproduce.
-    struct Unsupported: Error {}
 }
 
 /// `_YAMLCodingKey`'s twin (Yams keeps its own private): the same texts in coding paths.

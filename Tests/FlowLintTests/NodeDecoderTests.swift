@@ -38,22 +38,7 @@ import Yams
             #expect(fast == reference)
         }
         #expect(large.utf8.count > 80_000)
-        let v30 = """
-            openapi: 3.0.3
-            info: { title: t, version: '1' }
-            paths:
-              /items/{id}:
-                put:
-                  parameters:
-                    - { name: id, in: path, required: true, schema: { type: string } }
-                  requestBody:
-                    content:
-                      application/json:
-                        schema: { type: object, properties: { note: { type: string, nullable: true } }, example: { note: x } }
-                  responses:
-                    '200': { description: ok }
-                    4XX: { description: refused }
-            """
+        let v30 = OpenAPILintTests.semanticsDescription(version: "3.0.3")
         for text in [finflow, v30] {
             let node = try Self.compose(text)
             #expect(try NodeDecoder.decodeWithoutYams(OpenAPIKit30.OpenAPI.Document.self, from: node)

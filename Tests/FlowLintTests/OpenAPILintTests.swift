@@ -179,14 +179,10 @@ import Testing
         #expect(run.exitCode(strict: false) == 1)
     }
 
-    /// Schema semantics from the OpenAPI specification, each in its version: 3.0 `nullable`
-    /// (converted by OpenAPIKitCompat), 3.1 `type: [string, "null"]`, required properties of
-    /// nested objects, `additionalProperties: false`, a server URL's path with a variable's
-    /// default, a `{param}` segment taking a placeholder, and a `4XX` range covering 404.
-    @Test(arguments: ["3.0.3", "3.1.0"])
-    func schemaSemanticsPerVersion(version: String) throws {
+    /// A description using each version's own schema semantics (see `schemaSemanticsPerVersion`).
+    static func semanticsDescription(version: String) -> String {
         let nullable = version.hasPrefix("3.0") ? "type: string, nullable: true" : "type: [string, \"null\"]"
-        let description = """
+        return """
             openapi: \(version)
             info: { title: t, version: '1' }
             servers:
@@ -223,6 +219,15 @@ import Testing
                               item: { type: object, properties: { tags: { type: array, items: { type: string } } } }
                     4XX: { description: refused }
             """
+    }
+
+    /// Schema semantics from the OpenAPI specification, each in its version: 3.0 `nullable`
+    /// (converted by OpenAPIKitCompat), 3.1 `type: [string, "null"]`, required properties of
+    /// nested objects, `additionalProperties: false`, a server URL's path with a variable's
+    /// default, a `{param}` segment taking a placeholder, and a `4XX` range covering 404.
+    @Test(arguments: ["3.0.3", "3.1.0"])
+    func schemaSemanticsPerVersion(version: String) throws {
+        let description = Self.semanticsDescription(version: version)
         let spec = Self.minimalSpec.replacingOccurrences(of: "OPENAPI", with: "../openapi/api.yaml").replacingOccurrences(of: """
             GET /ping
             ```
