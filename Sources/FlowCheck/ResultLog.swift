@@ -160,8 +160,8 @@ final class ResultLog: Sendable {
         switch location.held {
         case nil: return nil
         case .memory(let result)?: return result.heldProviderRequests
-        case .file(let offset, let length)?:
-            return bytes(.file(offset: offset, length: length)).flatMap { try? JSONDecoder().decode([ProviderRequestEvidence].self, from: $0) }
+        case let stored?:
+            return bytes(stored).flatMap { try? JSONDecoder().decode([ProviderRequestEvidence].self, from: $0) }
         }
     }
 }
@@ -212,7 +212,6 @@ public struct ReportResults: RandomAccessCollection, Sendable {
             headers.append(header)
             locations.append(entries[position].location)
         }
-        entries = []
         self.headers = headers
         storage = .log(log, locations, gates: gates)
     }

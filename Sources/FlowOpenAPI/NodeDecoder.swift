@@ -13,12 +13,10 @@ import Yams
 /// and the message lint prints from it, is always Yams' own.
 enum NodeDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from node: Node) throws -> T {
-        guard !needsYams(node) else { return try YAMLDecoder().decode(type, from: node) }
-        do {
-            return try decodeWithoutYams(type, from: node)
-        } catch {
+        guard !needsYams(node), let value = try? FastDecoder(node: node, codingPath: []).decodeValue(type) else {
             return try YAMLDecoder().decode(type, from: node)
         }
+        return value
     }
 
     /// This decoder alone: throws `Unsupported` where `decode` hands the tree to Yams.
@@ -101,7 +99,7 @@ private struct FastDecoder: Decoder, SingleValueDecodingContainer {
         guard case .mapping(let mapping) = node else {
             throw typeMismatch(codingPath, expectation: Node.Mapping.self, reality: node)
         }
-        return KeyedDecodingContainer(try FastKeyedContainer<Key>(decoder: self, mapping: mapping))
+        return KeyedDecodingContainer(FastKeyedContainer<Key>(decoder: self, mapping: mapping))
     }
 
     func unkeyedContainer() throws -> UnkeyedDecodingContainer {
@@ -154,9 +152,8 @@ private struct FastKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     private static var anchorKey: String { "yamlAnchor" }
     private static var tagKey: String { "yamlTag" }
 
-    init(decoder: FastDecoder, mapping: Node.Mapping) throws {
-        // Yams merges `<<` and `=` keys (`flatten`); `NodeDecoder.decode` never sends them here.
-        for (key, _) in mapping where NodeDecoder.isMergeKey(key) { throw NodeDecoder.Unsupported() }
+    init(decoder: FastDecoder, mapping: Node.Mapping) {
+        // Yams merges `<<` and `=` keys (`flatten`): `needsYams` keeps such trees away from here.
         self.decoder = decoder
         self.mapping = mapping
         probeTag = mapping.tag.copy(with: .implicit)

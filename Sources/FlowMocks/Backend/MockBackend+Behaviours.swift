@@ -101,7 +101,7 @@ extension MockBackend {
             return try await evaluateRefresh(session: session)
         }
         if behaviour.contains(.credentials) {
-            let declared = variables(of: flow)
+            let declared = Self.variables(of: flow)
             var account: String?
             for variable in flow.variables {
                 guard let value = bindings[variable.name] else { continue }
@@ -160,7 +160,7 @@ extension MockBackend {
     func evaluateCodeOnly(bindings: [String: String], flow: Flow, audiences: Set<String>, link: BackendProviderLink) async throws -> Acceptance {
         guard !has(.noCodeExchange) else { return Acceptance(account: nil, effect: .newSession) }
         guard let code = bindings["provider.code"], !code.isEmpty else { throw Rejection.request("authorization code is missing") }
-        let clientID = variables(of: flow)["client_id"] ?? link.defaultClientID
+        let clientID = Self.variables(of: flow)["client_id"] ?? link.defaultClientID
         let result = try await exchangeRaw(code: code, clientID: clientID, flow: flow, link: link)
         let verified = try await verify(result.idToken, link: link, skipSignature: false)
         try checkExchangedClaims(verified.claims, clientID: clientID, expectedSub: nil, link: link)

@@ -29,7 +29,7 @@ extension MockBackend {
 
     func exchangeRaw(code: String, clientID: String, flow: Flow, link: BackendProviderLink) async throws -> (idToken: String, refresh: String?, access: String?) {
         var fields = [("code", code), ("grant_type", "authorization_code")]
-        if let redirect = variables(of: flow)["redirect_uri"] ?? link.redirectURI { fields.append(("redirect_uri", redirect)) }
+        if let redirect = Self.variables(of: flow)["redirect_uri"] ?? link.redirectURI { fields.append(("redirect_uri", redirect)) }
         let response = try await postToProvider(link, link.profile.endpoints.token, clientID: clientID, fields)
         guard response.status == 200, let body = response.jsonBody,
             case .string(let idToken)? = JSONPath(parsing: "$.id_token")?.evaluate(in: body)

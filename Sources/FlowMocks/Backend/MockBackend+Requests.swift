@@ -105,14 +105,14 @@ extension MockBackend {
         var fixedByClass: [Int: [String: String]] = [:]
         var scores: [MatchMemo: Int?] = [:]
         for candidate in route.candidates {
-            let variables = variableClass[candidate.flowIndex]
-            let memo = MatchMemo(template: candidate.matchClass, variables: variables)
+            let variablesClass = variableClass[candidate.flowIndex]
+            let memo = MatchMemo(template: candidate.matchClass, variables: variablesClass)
             let score: Int?
             if candidate.matchClass >= 0, let known = scores[memo] {
                 score = known
             } else {
-                let fixed = fixedByClass[variables] ?? flowVariables[candidate.flowIndex].merging(conversationValues) { _, handedOut in handedOut }
-                fixedByClass[variables] = fixed
+                let fixed = fixedByClass[variablesClass] ?? flowVariables[candidate.flowIndex].merging(conversationValues) { _, handedOut in handedOut }
+                fixedByClass[variablesClass] = fixed
                 score = RequestMatcher.match(candidate.compiled, incoming, fixed: fixed)?.score
                 scores[memo] = score
             }
@@ -201,10 +201,6 @@ extension MockBackend {
             for: expectation, accepted: accepted, errorCode: rejection?.code, errorDescription: rejection?.reason, method: request.method)
         if let status, expectation == nil { response.status = status }
         return response
-    }
-
-    func variables(of flow: Flow) -> [String: String] {
-        Self.variables(of: flow)
     }
 
     static func variables(of flow: Flow) -> [String: String] {
