@@ -284,8 +284,13 @@ extension JSONNode {
     /// `jsonBytes()` and `description`. Backspace and form feed take their short escapes.
     package static func appendQuoted(_ text: String, scriptSafe: Bool, to out: inout [UInt8]) {
         var text = text
+        text.withUTF8 { appendQuoted(utf8: $0, scriptSafe: scriptSafe, to: &out) }
+    }
+
+    /// `appendQuoted` of text given as its UTF-8 bytes (valid UTF-8).
+    package static func appendQuoted(utf8 bytes: UnsafeBufferPointer<UInt8>, scriptSafe: Bool, to out: inout [UInt8]) {
         out.append(0x22)
-        text.withUTF8 { bytes in
+        do {
             // One pass: runs of bytes that need no escape are copied whole.
             var runStart = 0
             var index = 0

@@ -37,10 +37,13 @@ public enum TerminalText {
     /// Whether `marked` changes `text`: one tight loop over its contiguous UTF-8.
     public static func needsMarks(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { bytes in
-            for index in bytes.indices where mayStartMark(bytes[index]) && startsMark(bytes, at: index) { return true }
-            return false
-        }
+        return text.withUTF8 { needsMarks(utf8: $0) }
+    }
+
+    /// `needsMarks` of text given as its UTF-8 bytes (valid UTF-8).
+    public static func needsMarks(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in bytes.indices where mayStartMark(bytes[index]) && startsMark(bytes, at: index) { return true }
+        return false
     }
 
     /// Whether a UTF-8 byte can start a scalar `marked` replaces: a C0 control other than tab,

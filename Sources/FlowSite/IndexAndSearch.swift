@@ -77,14 +77,20 @@ extension PageRenderer {
         // One buffer for every entry: fields are marked and quoted straight into it.
         var out: [UInt8] = []
         out.reserveCapacity(8 * 1024)
+        // The clipped text of an entry, made in one buffer for all of them.
+        var clipped: [UInt8] = []
         func entry(_ href: String, _ title: String, _ context: String, _ text: String) {
             if !out.isEmpty { out.append(UInt8(ascii: ",")); out.append(UInt8(ascii: "\n")) }
             out.append(UInt8(ascii: "["))
-            for (index, field) in [href, title, context, Self.clip(text, limit: Self.searchTextLimit), flow.lang].enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                // The search shows what the page shows: invisible characters as marks.
-                JSONNode.appendQuoted(TerminalText.marked(field), scriptSafe: true, to: &out)
+            for field in [href, title, context] {
+                Self.appendSearchField(field, to: &out)
+                out.append(UInt8(ascii: ","))
             }
+            clipped.removeAll(keepingCapacity: true)
+            Self.clip(text, limit: Self.searchTextLimit, into: &clipped)
+            clipped.withUnsafeBufferPointer { Self.appendSearchField(utf8: $0, to: &out) }
+            out.append(UInt8(ascii: ","))
+            Self.appendSearchField(flow.lang, to: &out)
             out.append(UInt8(ascii: "]"))
         }
         entry(base, flowTitle, "", (flow.summary.map(plain) ?? "") + " " + flow.tags.joined(separator: " "))
@@ -116,11 +122,33 @@ extension PageRenderer {
     /// the bound only stops a pathological step from bloating its shard.
     static let searchTextLimit = 20_000
 
+    /// A field of a search entry as a script-safe JSON string, written as the page shows it:
+    /// invisible characters as marks (`TerminalText.marked`).
+    static func appendSearchField(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendSearchField(utf8: $0, to: &out) }
+    }
+
+    static func appendSearchField(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        guard TerminalText.needsMarks(utf8: bytes) else {
+            JSONNode.appendQuoted(utf8: bytes, scriptSafe: true, to: &out)
+            return
+        }
+        JSONNode.appendQuoted(TerminalText.marked(String(decoding: bytes, as: UTF8.self)), scriptSafe: true, to: &out)
+    }
+
     /// Collapses whitespace runs to one space and keeps the first `limit` code points (then `…`).
     /// Works on UTF-8 bytes; non-ASCII whitespace is Unicode's White_Space set.
     static func clip(_ text: String, limit: Int = 240) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(min(text.utf8.count, limit * 3) + 4)
+        clip(text, limit: limit, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `clip`'s UTF-8 bytes, appended to `out`.
+    static func clip(_ text: String, limit: Int, into out: inout [UInt8]) {
+        let start = out.count
+        out.reserveCapacity(start + min(text.utf8.count, limit * 3) + 4)
         var count = 0
         var lastSpace = true
         var clipped = false
@@ -129,13 +157,10 @@ extension PageRenderer {
             var index = 0
             while index < bytes.count {
                 let lead = bytes[index]
-                if lead > 0x20, lead < 0x80 {
-                    // A run of visible ASCII, copied whole (one code point per byte).
-                    var runEnd = index + 1
-                    let runLimit = min(bytes.count, index + (limit - count))
-                    while runEnd < runLimit, bytes[runEnd] > 0x20, bytes[runEnd] < 0x80 { runEnd += 1 }
+                if lead > 0x20, !startsWhiteSpace(bytes, at: index) {
+                    // Words in any script and the single spaces between them, copied whole.
+                    let runEnd = visibleRunEnd(bytes, from: index, count: &count, limit: limit)
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<runEnd]))
-                    count += runEnd - index
                     lastSpace = false
                     index = runEnd
                     if count >= limit { clipped = true; break }
@@ -162,9 +187,56 @@ extension PageRenderer {
                 if count >= limit { clipped = true; break }
             }
         }
-        if clipped { return String(decoding: out, as: UTF8.self) + "…" }
-        while out.last == 0x20 { out.removeLast() }
-        return String(decoding: out, as: UTF8.self)
+        if clipped {
+            out.append(contentsOf: [0xE2, 0x80, 0xA6])  // …
+            return
+        }
+        while out.count > start, out.last == 0x20 { out.removeLast() }
+    }
+
+    /// Where the run from `start` (a visible code point) ends that collapsing leaves as it is:
+    /// visible code points (ASCII above the space, every longer scalar but White_Space's) and
+    /// single spaces between them. Adds the run's code points to `count`, stopping at the one
+    /// that would pass `limit`.
+    private static func visibleRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: inout Int, limit: Int) -> Int {
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            // A continuation byte belongs to the scalar already counted.
+            if byte & 0xC0 == 0x80 {
+                index += 1
+                continue
+            }
+            if count >= limit { break }
+            // A lone space between two visible code points is what collapsing would write.
+            if byte == 0x20, index + 1 < bytes.count, bytes[index + 1] > 0x20, !startsWhiteSpace(bytes, at: index + 1) {
+                count += 1
+                index += 1
+                continue
+            }
+            if byte <= 0x20 || startsWhiteSpace(bytes, at: index) { break }
+            count += 1
+            index += 1
+        }
+        return index
+    }
+
+    /// Whether the scalar at `index` is one of White_Space's beyond ASCII, read from its bytes:
+    /// U+0085 and U+00A0 (C2 85, C2 A0), U+1680 (E1 9A 80), U+2000–U+200A, U+2028, U+2029 and
+    /// U+202F (E2 80 …), U+205F (E2 81 9F), U+3000 (E3 80 80).
+    private static func startsWhiteSpace(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        func at(_ offset: Int) -> UInt8 { index + offset < bytes.count ? bytes[index + offset] : 0 }
+        switch bytes[index] {
+        case 0xC2: return at(1) == 0x85 || at(1) == 0xA0
+        case 0xE1: return at(1) == 0x9A && at(2) == 0x80
+        case 0xE2:
+            if at(1) == 0x81 { return at(2) == 0x9F }
+            guard at(1) == 0x80 else { return false }
+            let last = at(2)
+            return (0x80...0x8A).contains(last) || last == 0xA8 || last == 0xA9 || last == 0xAF
+        case 0xE3: return at(1) == 0x80 && at(2) == 0x80
+        default: return false
+        }
     }
 
     /// A tag as a URL query value: Foundation's percent-encoding of everything but RFC 3986's
