@@ -59,6 +59,55 @@ import TestSupport
         #expect(HTML.escape("a\u{7F}b") == "a⟦U+007F⟧b")
     }
 
+    /// The escaper reads eight bytes at a time: it writes what escaping scalar by scalar
+    /// writes, wherever in a word the character to escape or mark falls (texts long enough to
+    /// hold several words, with long clean stretches between).
+    @Test func escapeIsTheScalarEscaper() {
+        let alphabet = ["a", "bcdefgh", "<", ">", "&", "\"", "'", "é", "ạ", "\u{202E}", "\u{200B}", "\u{7}", "\u{7F}", "\u{85}", "\u{A0}", "\n", "\t", "\r",
+                        "©", "’", "—", "\u{FEFF}", "\u{2029}", "\u{2066}", "👍", String(repeating: "x", count: 9)]
+        var generator = SplitMix(seed: 12)
+        for _ in 0..<3000 {
+            let text = (0..<Int.random(in: 0...60, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined()
+            var reference = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "&": reference += "&amp;"
+                case "<": reference += "&lt;"
+                case ">": reference += "&gt;"
+                case "\"": reference += "&quot;"
+                case "'": reference += "&#39;"
+                case _ where TerminalText.isUnsafe(scalar) && scalar != "\n" && scalar != "\t" && scalar != "\r":
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    reference += "⟦U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "⟧"
+                default: reference.unicodeScalars.append(scalar)
+                }
+            }
+            var bytes: [UInt8] = []
+            HTML.appendEscaped(text, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == reference, "\(text.debugDescription)")
+            #expect(HTML.escape(text) == reference, "\(text.debugDescription)")
+            #expect(TerminalText.needsMarks(text) == (TerminalText.marked(text) != text), "\(text.debugDescription)")
+        }
+    }
+
+    /// Each eight-byte test says whether any byte is of its kind, for every position and value
+    /// next to the ones it looks for.
+    @Test func wordTestsSeeEveryByte() {
+        var generator = SplitMix(seed: 13)
+        let fillers: [UInt8] = [0x20, 0x41, 0x61, 0x7E, 0x80, 0xBF, 0xC3, 0xE1, 0xFF]
+        let probes: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x1F, 0x20, 0x21, 0x22, 0x26, 0x27, 0x3C, 0x3E, 0x7E, 0x7F, 0x80, 0xC1, 0xC2, 0xC3, 0xE2, 0xEE, 0xEF, 0xF0]
+        for _ in 0..<2000 {
+            var bytes = (0..<8).map { _ in fillers.randomElement(using: &generator)! }
+            for _ in 0..<Int.random(in: 0...2, using: &generator) { bytes[Int.random(in: 0..<8, using: &generator)] = probes.randomElement(using: &generator)! }
+            let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            for value in probes {
+                #expect(SWAR.contains(word, value) == bytes.contains(value), "\(bytes) \(value)")
+            }
+            #expect(SWAR.containsControl(word) == bytes.contains { $0 < 0x20 }, "\(bytes)")
+            #expect(SWAR.mayStartMark(word) == bytes.contains { $0 < 0x20 || [0x7F, 0xC2, 0xE2, 0xEF].contains($0) }, "\(bytes)")
+        }
+    }
+
     /// `marked`'s byte check skips only text with no scalar to mark: the same result as
     /// marking scalar by scalar. The alphabet holds each range's ends and the scalars just
     /// outside them that share its lead bytes (E2 80 8A, E2 80 A9, E2 80 AF, E2 81 9F, E2 81 A5,
