@@ -1,4 +1,5 @@
 import CCmarkGFM
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,6 +11,15 @@ import Darwin
 private let registerExtensions: Void = {
     cmark_gfm_core_extensions_ensure_registered()
 }()
+
+/// cmark-gfm 0.29 (the version Debian ships) keeps the inline parser's table of special
+/// characters in process-wide arrays: `cmark_parser_finish` marks the attached extensions'
+/// characters (`~`, `:`, `w`, …) before it parses the inlines and unmarks them after. Two
+/// parsers finishing at once let one unmark them under the other, whose autolinks and
+/// strikethrough silently do not happen (`CmarkConcurrencyTests`). So inlines are parsed one
+/// document at a time; the block parsing before (`cmark_parser_feed`) and the rendering after
+/// do not read those arrays and still run on every core. Later cmark-gfm keeps them per parser.
+private let inlineParsing = Mutex(())
 
 /// A parsed cmark-gfm document. Owns the parser and the node tree and frees both.
 /// Not Sendable: it lives inside one parse call.
@@ -33,7 +43,9 @@ package final class CmarkDocument {
                 }
             }
         }
-        root = CmarkNode(pointer: cmark_parser_finish(parser))
+        var document: OpaquePointer?
+        inlineParsing.withLock { _ in document = cmark_parser_finish(parser) }
+        root = CmarkNode(pointer: document!)
     }
 
     deinit {

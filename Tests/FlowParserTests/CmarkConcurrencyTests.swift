@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+import FlowModel
+@testable import FlowParser
+
+/// cmark-gfm 0.29 (Debian's) keeps the inline parser's table of special characters in globals:
+/// each parser's `cmark_parser_finish` sets the extensions' characters (`~`, `:`, `w`…) before
+/// it parses inlines and clears them after. Two parsers finishing at once let one clear them
+/// under the other, whose autolinks and strikethrough then silently do not happen: a page
+/// built twice from the same spec once differed by one link. Rendering prose on every core
+/// must give what rendering it alone gives.
+@Suite("cmark-gfm across threads")
+struct CmarkConcurrencyTests {
+    /// A different text for each index and pass (`tag`), so that no render is answered by the
+    /// per-thread memo instead of cmark; the tag is written as it is.
+    static func prose(_ index: Int, tag: String) -> String {
+        "\(tag) \(index): see https://example.com/\(index) or www.example.org, ~~gone~~.\n\nMore ~~text~~ \(index)."
+    }
+
+    @Test func proseRendersTheSameOnEveryThread() {
+        let count = 6_000
+        let alone = (0..<count).map { MarkdownRenderer.html(source: Self.prose($0, tag: "Alone")) }
+        #expect(alone[7].contains("<a href=\"https://example.com/7\">") && alone[7].contains("<del>gone</del>"))
+        let together = Locked([String](repeating: "", count: count))
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            let html = MarkdownRenderer.html(source: Self.prose(index, tag: "Together"))
+            together.withLock { $0[index] = html }
+        }
+        let rendered = together.value
+        let differing = (0..<count).filter { rendered[$0] != alone[$0].replacingOccurrences(of: "Alone", with: "Together") }
+        #expect(differing.isEmpty, "\(differing.count) of \(count) renders on several threads differ from the same render alone, e.g. \(differing.first.map { rendered[$0] } ?? "")")
+    }
+}
