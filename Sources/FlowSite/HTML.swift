@@ -34,46 +34,25 @@ enum HTML {
     }
 
     /// False, having written part of `bytes`, when `stopAtMarks` and a scalar to mark is met.
-    /// Eight bytes at a time: a word with nothing to escape (or mark) stays in the run unread.
     private static func appendEscapedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], stopAtMarks: Bool) -> Bool {
         var runStart = 0
-        var index = 0
-        let base = UnsafeRawPointer(bytes.baseAddress)
-        while index < bytes.count {
-            if let base, index + 8 <= bytes.count {
-                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if !mayNeedEscape(word), !(stopAtMarks && SWAR.mayStartMark(word)) {
-                    index += 8
-                    continue
-                }
+        for index in 0..<bytes.count {
+            let replacement: StaticString
+            switch bytes[index] {
+            case 0x26: replacement = "&amp;"
+            case 0x3C: replacement = "&lt;"
+            case 0x3E: replacement = "&gt;"
+            case 0x22: replacement = "&quot;"
+            case 0x27: replacement = "&#39;"
+            case let byte where stopAtMarks && TerminalText.mayStartMark(byte) && TerminalText.startsMark(bytes, at: index): return false
+            default: continue
             }
-            for _ in index..<min(index + 8, bytes.count) {
-                let replacement: StaticString
-                switch bytes[index] {
-                case 0x26: replacement = "&amp;"
-                case 0x3C: replacement = "&lt;"
-                case 0x3E: replacement = "&gt;"
-                case 0x22: replacement = "&quot;"
-                case 0x27: replacement = "&#39;"
-                case let byte where stopAtMarks && TerminalText.mayStartMark(byte) && TerminalText.startsMark(bytes, at: index): return false
-                default:
-                    index += 1
-                    continue
-                }
-                if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-                replacement.withUTF8Buffer { out.append(contentsOf: $0) }
-                index += 1
-                runStart = index
-            }
+            if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+            replacement.withUTF8Buffer { out.append(contentsOf: $0) }
+            runStart = index + 1
         }
         if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         return true
-    }
-
-    /// Whether a byte of `word` is one `appendEscaped` replaces (`& < > " '`).
-    @inline(__always)
-    private static func mayNeedEscape(_ word: UInt64) -> Bool {
-        SWAR.contains(word, 0x26) || SWAR.contains(word, 0x3C) || SWAR.contains(word, 0x3E) || SWAR.contains(word, 0x22) || SWAR.contains(word, 0x27)
     }
 
     /// A fragment identifier made of `[a-z0-9-]`, from any heading text (Vietnamese and Turkish
