@@ -84,7 +84,9 @@ struct ProviderRule: FlowRule {
                 defer { start = end + 1 }
                 guard end > start, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[start]) else { return }
                 let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                guard word.contains(UInt8(ascii: "_")) || shortClaims.contains(where: { $0.utf8.elementsEqual(word) }) else { return }
+                // Only a word of a short claim's length is compared with them (most words are not).
+                guard word.contains(UInt8(ascii: "_")) || (shortClaimLengths.contains(word.count) && shortClaims.contains(where: { $0.utf8.elementsEqual(word) }))
+                else { return }
                 let name = String(decoding: word, as: UTF8.self)
                 if !names.contains(name) { names.append(name) }
             }
@@ -101,4 +103,5 @@ struct ProviderRule: FlowRule {
 
     /// Registered claims short enough to be words of prose otherwise.
     static let shortClaims = ["azp", "tid", "oid", "hd", "acr", "amr", "sid", "ver"]
+    static let shortClaimLengths = Set(shortClaims.map(\.utf8.count))
 }
