@@ -166,20 +166,15 @@ extension PageRenderer {
                     if count >= limit { clipped = true; break }
                     continue
                 }
-                let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-                let end = min(index + length, bytes.count)
-                var isSpace = lead == 0x20 || lead == 0x0A || lead == 0x09 || lead == 0x0D
-                if length > 1, end - index == length {
-                    var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-                    for continuation in bytes[(index + 1)..<end] { value = value << 6 | UInt32(continuation & 0x3F) }
-                    isSpace = value == 0x85 || value == 0xA0 || value == 0x1680 || (0x2000...0x200A).contains(value)
-                        || value == 0x2028 || value == 0x2029 || value == 0x202F || value == 0x205F || value == 0x3000
-                }
+                // What a run stops at: a one-byte space or control, or White_Space past ASCII
+                // (two or three bytes, `startsWhiteSpace`).
+                let isSpace = lead >= 0x20 || lead == 0x0A || lead == 0x09 || lead == 0x0D
+                let end = min(index + (lead < 0x80 ? 1 : lead < 0xE0 ? 2 : 3), bytes.count)
                 if isSpace {
                     if !lastSpace { out.append(0x20); count += 1 }
                     lastSpace = true
                 } else {
-                    if length == 1 { out.append(lead) } else { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end])) }
+                    out.append(lead)
                     count += 1
                     lastSpace = false
                 }

@@ -15,6 +15,12 @@ import TestSupport
         }
     }
 
+    /// How `TerminalText.marked` shows a scalar, written out for the references below.
+    static func mark(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "⟦U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "⟧"
+    }
+
     @Test func asciiSlugsAreTheGeneralSlugs() {
         let ascii = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
         for text in Self.texts(from: ascii + ["a", "Z", "7", " ", "-"], count: 4000, seed: 1) {
@@ -77,8 +83,7 @@ import TestSupport
                 case "\"": reference += "&quot;"
                 case "'": reference += "&#39;"
                 case _ where TerminalText.isUnsafe(scalar) && scalar != "\n" && scalar != "\t" && scalar != "\r":
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    reference += "⟦U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "⟧"
+                    reference += Self.mark(scalar)
                 default: reference.unicodeScalars.append(scalar)
                 }
             }
@@ -120,8 +125,7 @@ import TestSupport
             var reference = ""
             for scalar in text.unicodeScalars {
                 if TerminalText.isUnsafe(scalar), scalar != "\n", scalar != "\t", scalar != "\r" {
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
-                    reference += "⟦U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "⟧"
+                    reference += Self.mark(scalar)
                 } else {
                     reference.unicodeScalars.append(scalar)
                 }
