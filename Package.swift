@@ -134,7 +134,7 @@ let package = Package(
         // swift-mustache is the reference the theme renderer's output is compared with, byte for byte.
         .testTarget(
             name: "FlowSiteTests",
-            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", "FlowMocks", "TestSupport", .product(name: "Yams", package: "Yams"), .product(name: "Mustache", package: "swift-mustache")],
+            dependencies: ["FlowSite", "FlowParser", "FlowModel", "FlowLint", "FlowOpenAPI", "FlowMocks", "TestSupport", .product(name: "Yams", package: "Yams"), .product(name: "Mustache", package: "swift-mustache")],
             exclude: ["Fixtures", "Golden"]
         ),
         .testTarget(

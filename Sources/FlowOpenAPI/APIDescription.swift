@@ -1,5 +1,4 @@
 import FlowModel
-import OpenAPIKit
 
 /// What flowspec needs of one OpenAPI description: its operations by path template and
 /// method, with their request-body and response schemas (path item, request, response and
@@ -16,11 +15,11 @@ public struct APIDescription: Sendable {
     public var paths: [APIPath]
     /// Where a location in the document (`paths./login.post.responses`) was written.
     public var lines: [String: SourceLocation]
-    /// The document's components, for the `$ref`s inside schemas.
-    public var components: OpenAPI.Components
+    /// The document's `components.schemas` by name, for the `$ref`s inside schemas.
+    public var components: [String: APISchema]
 
     public init(file: String, version: String, basePaths: [String], paths: [APIPath], lines: [String: SourceLocation] = [:],
-                components: OpenAPI.Components = .noComponents) {
+                components: [String: APISchema] = [:]) {
         self.file = file
         self.version = version
         self.basePaths = basePaths
@@ -149,12 +148,15 @@ public struct APIResponse: Sendable {
 /// One media type of a body and its schema (nil: the description gives none).
 public struct APIContent: Sendable {
     public var mediaType: String
-    public var schema: JSONSchema?
+    public var schema: APISchema?
+    /// The schema as a page shows it (nil when there is none).
+    public var schemaText: APISchemaText?
     public var location: APILocation
 
-    public init(mediaType: String, schema: JSONSchema?, location: APILocation) {
+    public init(mediaType: String, schema: APISchema?, schemaText: APISchemaText?, location: APILocation) {
         self.mediaType = mediaType
         self.schema = schema
+        self.schemaText = schemaText
         self.location = location
     }
 

@@ -26,7 +26,7 @@ struct APIDescriptionBuilder {
             paths.append(APIPath(template: template, operations: operations))
         }
         return APIDescription(file: file, version: version, basePaths: basePaths(document.servers), paths: paths, lines: lines(),
-                              components: components)
+                              components: APISchema.components(components))
     }
 
     private func operation(_ operation: OpenAPI.Operation, method: String, at location: APILocation, _ components: OpenAPI.Components) -> APIOperation {
@@ -46,7 +46,9 @@ struct APIDescriptionBuilder {
     private func content(_ map: OpenAPI.Content.Map, at location: APILocation, _ components: OpenAPI.Components) -> [APIContent] {
         map.compactMap { type, reference -> APIContent? in
             guard let content = components[reference] else { return nil }
-            return APIContent(mediaType: type.rawValue, schema: content.schema, location: location.appending(type.rawValue, "schema"))
+            return APIContent(mediaType: type.rawValue, schema: content.schema.map { APISchema($0, components: components) },
+                              schemaText: content.schema.map { APISchemaText($0, components: components) },
+                              location: location.appending(type.rawValue, "schema"))
         }
     }
 

@@ -104,6 +104,26 @@ public enum APIDescriptionLoader {
         }
     }
 
+    /// Takes the descriptions an earlier process archived (`archive(files:)`) as decoded: a
+    /// file whose text is the archived text is not decoded again. A damaged archive, or one of
+    /// another version, is ignored; descriptions this process already decoded are kept.
+    public static func restore(_ archive: [UInt8]) {
+        guard let entries = APIDescriptionArchive.read(archive) else { return }
+        memo.withLock { memo in
+            for entry in entries where memo[entry.file] == nil {
+                if memo.count >= memoLimit { memo.removeAll() }
+                memo[entry.file] = (entry.text, entry.result)
+            }
+        }
+    }
+
+    /// The descriptions of `files` this process has decoded (or restored), as an archive for
+    /// `restore`; files it has not are left out.
+    public static func archive(files: [String]) -> [UInt8] {
+        let known = memo.withLock { memo in files.compactMap { file in memo[file].map { (file: file, text: $0.text, result: $0.result) } } }
+        return APIDescriptionArchive.write(known.sorted { $0.file < $1.file })
+    }
+
     public static func load(file: String) -> Result<APIDescription, APIDescriptionProblem> {
         if let group = inFlight.withLock({ $0[file] }) { group.wait() }
         return decodeOrRecall(file: file)

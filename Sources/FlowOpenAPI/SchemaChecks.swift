@@ -1,6 +1,5 @@
 import FlowModel
 import Foundation
-import OpenAPIKit
 
 /// One way a request body differs from its schema.
 public enum BodyProblem: Hashable, Sendable {
@@ -12,8 +11,8 @@ public enum BodyProblem: Hashable, Sendable {
     case notAllowed(at: JSONPath, name: String)
 }
 
-/// The checks lint makes of a request body and of a response's JSON paths, on OpenAPIKit's
-/// schemas, references looked up in the document's components as they are met (a recursive
+/// The checks lint makes of a request body and of a response's JSON paths, on the
+/// description's schemas, references looked up in its components as they are met (a recursive
 /// schema is fine: every walk is bounded to 64 levels). Deliberately the structural part of JSON
 /// Schema (required, type, closed objects, items, allOf/anyOf/oneOf): what a spec's example
 /// body can get wrong.
@@ -22,7 +21,7 @@ public enum SchemaChecks {
     public static let unknownValue = "\u{E000}flowspec-placeholder"
 
     /// Problems of `value` against `schema`, depth-first, in document order.
-    public static func problems(_ value: JSONNode, against schema: JSONSchema, in components: OpenAPI.Components) -> [BodyProblem] {
+    public static func problems(_ value: JSONNode, against schema: APISchema, in components: [String: APISchema]) -> [BodyProblem] {
         var found: [BodyProblem] = []
         Walk(components: components).check(value, schema, at: JSONPath(components: []), depth: 0, into: &found)
         return found
@@ -31,33 +30,34 @@ public enum SchemaChecks {
     /// The first component of `path` the schema does not have, as the path up to and
     /// including it; nil when the whole path can exist. A schema that leaves a level open
     /// (no type, `additionalProperties` not false, a `patternProperties`) lets the rest exist.
-    public static func missingPrefix(of path: JSONPath, in schema: JSONSchema, components: OpenAPI.Components) -> JSONPath? {
+    public static func missingPrefix(of path: JSONPath, in schema: APISchema, components: [String: APISchema]) -> JSONPath? {
         Walk(components: components).missing(path.components[...], in: schema, walked: [], depth: 0)
     }
 }
 
 private struct Walk {
-    let components: OpenAPI.Components
+    let components: [String: APISchema]
 
     /// The schema a `$ref` names (nil: dangling, which validation already refused).
-    func resolved(_ schema: JSONSchema, depth: Int) -> JSONSchema? {
+    func resolved(_ schema: APISchema) -> APISchema? {
         var current = schema
         var hops = 0
-        while case .reference(let reference, _) = current.value {
-            guard hops < 64, let target = components[reference] else { return nil }
+        while case .reference(let name) = current {
+            guard hops < 64, let name, let target = components[name] else { return nil }
             current = target
             hops += 1
         }
         return current
     }
 
-    func check(_ value: JSONNode, _ schema: JSONSchema, at path: JSONPath, depth: Int, into found: inout [BodyProblem]) {
-        guard depth < 64, value != .string(SchemaChecks.unknownValue), let schema = resolved(schema, depth: depth) else { return }
-        switch schema.value {
-        case .all(of: let schemas, _):
+    func check(_ value: JSONNode, _ schema: APISchema, at path: JSONPath, depth: Int, into found: inout [BodyProblem]) {
+        guard depth < 64, value != .string(SchemaChecks.unknownValue), let schema = resolved(schema) else { return }
+        let typed: APISchema.Typed
+        switch schema {
+        case .all(let schemas):
             for schema in schemas { check(value, schema, at: path, depth: depth + 1, into: &found) }
             return
-        case .any(of: let schemas, _), .one(of: let schemas, _):
+        case .any(let schemas), .one(let schemas):
             // Satisfied when one branch has no problem; otherwise the first branch's problems.
             let results = schemas.map { branch -> [BodyProblem] in
                 var branchFound: [BodyProblem] = []
@@ -66,33 +66,33 @@ private struct Walk {
             }
             if !results.contains(where: \.isEmpty) { found += results.first ?? [] }
             return
-        case .not, .fragment, .reference:
+        case .open, .reference:
             return
-        default:
-            break
+        case .typed(let schema):
+            typed = schema
         }
-        let allowed = SchemaChecks.allowedTypes(schema)
-        guard allowed.contains(where: { fits(value, $0) }) else {
-            found.append(.wrongType(at: path, expected: allowed, found: typeName(value)))
+        guard typed.types.contains(where: { fits(value, $0) }) else {
+            found.append(.wrongType(at: path, expected: typed.types, found: typeName(value)))
             return
         }
-        switch (value, schema.value) {
-        case (.object(let members), .object(_, let context)):
-            for name in context.requiredProperties where members[name] == nil {
+        switch value {
+        case .object(let members):
+            guard let object = typed.object else { return }
+            for name in object.required where members[name] == nil {
                 found.append(.missingRequired(at: path, name: name))
             }
             for name in members.names.sorted() {
                 let child = JSONPath(components: path.components + [.key(name)])
-                if let property = context.properties[name] {
+                if let property = object.property(name) {
                     check(members[name]!, property, at: child, depth: depth + 1, into: &found)
-                } else if case .b(let additional)? = context.additionalProperties {
+                } else if case .schema(let additional) = object.additional {
                     check(members[name]!, additional, at: child, depth: depth + 1, into: &found)
-                } else if case .a(false)? = context.additionalProperties {
+                } else if case .allowed(false) = object.additional {
                     found.append(.notAllowed(at: path, name: name))
                 }
             }
-        case (.array(let items), .array(_, let context)):
-            guard let itemSchema = context.items else { return }
+        case .array(let items):
+            guard let itemSchema = typed.array?.items else { return }
             for (index, item) in items.enumerated() {
                 check(item, itemSchema, at: JSONPath(components: path.components + [.index(index)]), depth: depth + 1, into: &found)
             }
@@ -118,57 +118,40 @@ private struct Walk {
         return value.typeName.rawValue
     }
 
-    func missing(_ rest: ArraySlice<JSONPath.Component>, in schema: JSONSchema, walked: [JSONPath.Component], depth: Int) -> JSONPath? {
-        guard let component = rest.first, depth < 64, let schema = resolved(schema, depth: depth) else { return nil }
+    func missing(_ rest: ArraySlice<JSONPath.Component>, in schema: APISchema, walked: [JSONPath.Component], depth: Int) -> JSONPath? {
+        guard let component = rest.first, depth < 64, let schema = resolved(schema) else { return nil }
         let here = JSONPath(components: walked + [component])
-        switch schema.value {
-        case .all(of: let schemas, _), .any(of: let schemas, _), .one(of: let schemas, _):
+        switch schema {
+        case .all(let schemas), .any(let schemas), .one(let schemas):
             // The path can exist when it can exist in one of the subschemas.
             let results = schemas.map { missing(rest, in: $0, walked: walked, depth: depth + 1) }
             if results.isEmpty || results.contains(where: { $0 == nil }) { return nil }
             return results.compactMap { $0 }.max { $0.components.count < $1.components.count }
-        case .fragment, .not, .reference:
+        case .open, .reference:
             return nil
-        case .object(_, let context):
-            guard case .key(let name) = component else { return here }
-            if let property = context.properties[name] {
-                return missing(rest.dropFirst(), in: property, walked: walked + [component], depth: depth + 1)
+        case .typed(let typed):
+            if let object = typed.object {
+                guard case .key(let name) = component else { return here }
+                if let property = object.property(name) {
+                    return missing(rest.dropFirst(), in: property, walked: walked + [component], depth: depth + 1)
+                }
+                if case .schema(let additional) = object.additional {
+                    return missing(rest.dropFirst(), in: additional, walked: walked + [component], depth: depth + 1)
+                }
+                // Named properties describe the object: a name outside them is not in the schema
+                // (a typo, or a field the description lacks), unless patterns or a free-form
+                // object (no properties, not closed) allow any name.
+                if object.hasPatternProperties { return nil }
+                if object.properties.isEmpty, object.additional != .allowed(false) { return nil }
+                return here
             }
-            if case .b(let additional)? = context.additionalProperties {
-                return missing(rest.dropFirst(), in: additional, walked: walked + [component], depth: depth + 1)
+            if let array = typed.array {
+                guard case .index = component else { return here }
+                guard let items = array.items else { return nil }
+                return missing(rest.dropFirst(), in: items, walked: walked + [component], depth: depth + 1)
             }
-            // Named properties describe the object: a name outside them is not in the schema
-            // (a typo, or a field the description lacks), unless patterns or a free-form
-            // object (no properties, not closed) allow any name.
-            if !context.patternProperties.isEmpty { return nil }
-            if context.properties.isEmpty, context.additionalProperties != .a(false) { return nil }
-            return here
-        case .array(_, let context):
-            guard case .index = component else { return here }
-            guard let items = context.items else { return nil }
-            return missing(rest.dropFirst(), in: items, walked: walked + [component], depth: depth + 1)
-        default:
             return here
         }
-    }
-}
-
-extension SchemaChecks {
-    /// JSON type names a schema node accepts (`nullable` / `type: [x, "null"]` add `null`).
-    static func allowedTypes(_ schema: JSONSchema) -> [String] {
-        var types: [String]
-        switch schema.value {
-        case .null: types = ["null"]
-        case .boolean: types = ["boolean"]
-        case .number: types = ["number"]
-        case .integer: types = ["integer"]
-        case .string: types = ["string"]
-        case .object: types = ["object"]
-        case .array: types = ["array"]
-        default: return []
-        }
-        if schema.nullable, !types.contains("null") { types.append("null") }
-        return types
     }
 }
 

@@ -1,3 +1,5 @@
+import FlowModel
+
 /// What a build remembers about each flow, stored inside the output (`.flowspec/cache`) so the
 /// cache is swapped in atomically with the pages it describes. Binary: a version line, then
 /// length-prefixed fields (no escaping, no scanning), because it is read and written on every
@@ -65,12 +67,15 @@ struct FlowRecord: Sendable, Equatable {
 }
 
 struct BuildCache: Sendable {
-    static let formatVersion = "flowspec-site-cache 9"
-    /// The header: format, global key, number of shards. Its presence marks a flowspec site.
+    static let formatVersion = "flowspec-site-cache 10"
+    /// The header: format, global key, number of shards, the rest of the key context. Its
+    /// presence marks a flowspec site.
     static let relativePath = ".flowspec/cache"
     /// Entries live in shards by path (the search index's shards), so a rebuild rewrites only
     /// the shards whose entries changed and hard-links the others.
     static func shardPath(_ shard: Int) -> String { ".flowspec/cache-\(shard)" }
+    /// The OpenAPI descriptions the flows name, decoded (`APIDescriptionLoader.archive`).
+    static let descriptionsPath = ".flowspec/openapi"
 
     /// A flow's record as the cache keeps it: the record, the spec's size and modification time
     /// when it was hashed (machine-specific), and the file's own diagnostics (parse and per-flow
@@ -89,19 +94,31 @@ struct BuildCache: Sendable {
     /// Each entry's search and cache shard, by entry position: found once per build (each
     /// lookup by path was a string hash, several per flow at every rebuild).
     var entryShards: [Int]
+    /// What the entries' page keys were made with besides the global key (the pages' extra
+    /// head markup, the descriptions' content hashes): when it is unchanged, an unchanged
+    /// flow's key is its entry's, not hashed again (2 000 keys took 9 ms of a one-flow rebuild).
+    var keyContext: PageKeyContext
 
     /// Reads the header and every shard under a site folder; nil when any part is missing,
     /// damaged or of another format (the build is then a full one).
     static func load(from site: String, shards: Int) -> BuildCache? {
         guard let header = try? FileSystem.read(site + "/" + relativePath) else { return nil }
         var reader = FieldReader(header)
-        guard reader.line() == formatVersion, let globalKey = reader.field(), reader.count() == shards, reader.atEnd else { return nil }
+        guard reader.line() == formatVersion, let globalKey = reader.field(), reader.count() == shards, let headExtra = reader.field(),
+              let descriptionCount = reader.count(), descriptionCount <= reader.remaining / 8 else { return nil }
+        var descriptions: [String: String] = [:]
+        for _ in 0..<descriptionCount {
+            guard let path = reader.field(), let hash = reader.field() else { return nil }
+            descriptions[path] = hash
+        }
+        guard reader.atEnd else { return nil }
         var entries: [Entry] = []
         for shard in 0..<shards {
             guard let bytes = try? FileSystem.read(site + "/" + shardPath(shard)), let part = parseShard(bytes) else { return nil }
             entries += part
         }
-        return BuildCache(globalKey: globalKey, entries: entries, entryShards: entries.map { SiteBuilder.shard(of: $0.path) })
+        return BuildCache(globalKey: globalKey, entries: entries, entryShards: entries.map { SiteBuilder.shard(of: $0.path) },
+                          keyContext: PageKeyContext(globalKey: globalKey, headExtra: headExtra, descriptions: descriptions))
     }
 
     /// Writes the header and the shards into a new site folder. A shard whose entries equal the
@@ -114,8 +131,16 @@ struct BuildCache: Sendable {
         header.line(Self.formatVersion)
         header.field(globalKey)
         header.count(shards)
+        header.field(keyContext.headExtra)
+        header.count(keyContext.descriptions.count)
+        for (path, hash) in keyContext.descriptions.sorted(by: { $0.key < $1.key }) {
+            header.field(path)
+            header.field(hash)
+        }
         if inPlace {
-            if previous?.globalKey != globalKey { try FileSystem.replace(header.bytes, at: site + "/" + Self.relativePath) }
+            if previous?.globalKey != globalKey || previous?.keyContext != keyContext {
+                try FileSystem.replace(header.bytes, at: site + "/" + Self.relativePath)
+            }
         } else {
             try FileSystem.write(header.bytes, to: site + "/" + Self.relativePath)
         }
@@ -148,6 +173,8 @@ struct BuildCache: Sendable {
         header.line(formatVersion)
         header.field("invalidated")
         header.count(SiteBuilder.searchShards)
+        header.field("")
+        header.count(0)
         try? FileSystem.replace(header.bytes, at: site + "/" + relativePath)
     }
 
@@ -209,63 +236,5 @@ struct BuildCache: Sendable {
             result[path] = fragment
         }
         return result
-    }
-}
-
-/// Writes a version line, then fields as a 4-byte little-endian length and the UTF-8 bytes.
-struct FieldWriter {
-    private(set) var bytes: [UInt8] = []
-
-    mutating func reserve(_ capacity: Int) { bytes.reserveCapacity(capacity) }
-
-    mutating func line(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
-        bytes.append(0x0A)
-    }
-
-    mutating func count(_ value: Int) {
-        let value = UInt32(truncatingIfNeeded: value)
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
-    }
-
-    mutating func field(_ text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
-            count(utf8.count)
-            bytes.append(contentsOf: utf8)
-        }
-    }
-}
-
-/// Reads what `FieldWriter` wrote; every read is bounds-checked (nil on a damaged file).
-struct FieldReader {
-    private let bytes: [UInt8]
-    private var position = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    var atEnd: Bool { position == bytes.count }
-    var remaining: Int { bytes.count - position }
-
-    mutating func line() -> String? {
-        guard let end = bytes[position...].firstIndex(of: 0x0A) else { return nil }
-        defer { position = end + 1 }
-        return String(decoding: bytes[position..<end], as: UTF8.self)
-    }
-
-    mutating func count() -> Int? {
-        guard bytes.count - position >= 4 else { return nil }
-        var value: UInt32 = 0
-        for offset in 0..<4 { value |= UInt32(bytes[position + offset]) << UInt32(offset * 8) }
-        position += 4
-        return Int(value)
-    }
-
-    mutating func field() -> String? {
-        guard let length = count(), bytes.count - position >= length else { return nil }
-        defer { position += length }
-        return bytes.withUnsafeBufferPointer { buffer in
-            String(decoding: UnsafeBufferPointer(rebasing: buffer[position..<(position + length)]), as: UTF8.self)
-        }
     }
 }

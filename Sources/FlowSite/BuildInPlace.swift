@@ -22,7 +22,8 @@ extension SiteBuilder {
     /// it describes; on a failure it is invalidated, so the next build is a full one.
     func updateInPlace(
         _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild,
-        _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], memory: SiteBuildMemory, timer: PhaseTimer
+        _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], keyContext: PageKeyContext, memory: SiteBuildMemory,
+        timer: PhaseTimer
     ) throws -> WrittenState {
         let output = target.output
         do {
@@ -51,7 +52,7 @@ extension SiteBuilder {
             removeStale(infos, pages: pages, setup: setup, output: output)
             timer.mark("index+search")
             // Last: the cache describes everything above.
-            let cache = try writeCache(setup, infos, previous, output: output, into: output)
+            let cache = try writeCache(setup, infos, previous, keyContext: keyContext, output: output, into: output)
             timer.mark("write cache")
             return WrittenState(cache: cache, search: search)
         } catch {
@@ -105,7 +106,7 @@ extension SiteBuilder {
     /// After a build: what the next one starts from, stamped as the files are when the build
     /// ends (the stamps are taken at once; the values are put together on another thread, which
     /// the next build waits for).
-    func remember(_ written: WrittenState, previous: PreviousBuild, keyContext: PageKeyContext, output: String, in memory: SiteBuildMemory) {
+    func remember(_ written: WrittenState, previous: PreviousBuild, output: String, in memory: SiteBuildMemory) {
         let cacheStamp = PreviousBuild.stamp(of: output)
         var fragmentStamps: [(path: String, stamp: String, fragments: [String: String])] = []
         for (shard, files) in written.search.written {
@@ -115,7 +116,7 @@ extension SiteBuilder {
         let stamped = fragmentStamps
         memory.pending.withLock { pending in
             pending = Background {
-                let next = PreviousBuild(written: written.cache, after: previous, keyContext: keyContext)
+                let next = PreviousBuild(written: written.cache, after: previous)
                 memory.previous.withLock { $0 = [output: .init(stamp: cacheStamp, value: next)] }
                 memory.fragments.withLock { fragments in
                     fragments = fragments.filter { $0.key.hasPrefix(output + "/") }

@@ -1,5 +1,6 @@
 import Dispatch
 import FlowModel
+import FlowOpenAPI
 import Foundation
 
 // Site build, stage 5: complete the new tree (assets, index, search, sitemap, cache) and swap it
@@ -52,7 +53,9 @@ extension SiteBuilder {
 
     /// What the next build reuses: every flow's fingerprint, ids, card and own diagnostics.
     /// `into` is the new tree, or the output itself when updating in place.
-    func writeCache(_ setup: BuildSetup, _ infos: [FlowInfo], _ previous: PreviousBuild, output: String, into site: String) throws -> BuildCache {
+    func writeCache(
+        _ setup: BuildSetup, _ infos: [FlowInfo], _ previous: PreviousBuild, keyContext: PageKeyContext, output: String, into site: String
+    ) throws -> BuildCache {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let newCache = BuildCache(globalKey: setup.globalKey, entries: infos.map { info in
@@ -62,8 +65,12 @@ extension SiteBuilder {
             }
             let encoded = info.diagnostics.compactMap { (try? encoder.encode($0)).map { String(decoding: $0, as: UTF8.self) } }
             return BuildCache.Entry(record: info.record, stat: info.stat, diagnostics: encoded.joined(separator: "\n"))
-        }, entryShards: infos.map(\.shard))
+        }, entryShards: infos.map(\.shard), keyContext: keyContext)
         try newCache.write(to: site, shards: Self.searchShards, previous: previous.cache, previousSite: output)
+        // The decoded OpenAPI descriptions the flows name, for the next build's lint and pages.
+        let archive = APIDescriptionLoader.archive(files: Set(infos.lazy.map(\.record.openapi).filter { !$0.isEmpty }).sorted())
+        let archivePath = site + "/" + BuildCache.descriptionsPath
+        try site == output ? FileSystem.replace(archive, at: archivePath) : FileSystem.write(archive, to: archivePath)
         return newCache
     }
 

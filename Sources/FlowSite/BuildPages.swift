@@ -262,7 +262,7 @@ final class Background<Value: Sendable>: Sendable {
 
 /// What every page key of a build was made with besides the page's own spec and group: kept
 /// with a remembered build, so the next one can tell which keys cannot have changed.
-struct PageKeyContext: Sendable {
+struct PageKeyContext: Sendable, Equatable {
     var globalKey: String
     var headExtra: String
     /// Content hash of each OpenAPI description the flows name.

@@ -1,4 +1,5 @@
 import FlowModel
+import FlowOpenAPI
 import FlowParser
 import Foundation
 
@@ -121,8 +122,8 @@ struct PreviousBuild: Sendable {
     /// Its entries' search and cache shards by spec path, each hashed once (a rebuild of 2 000
     /// flows asked for 8 000 shards).
     var shards: [String: Int] = [:]
-    /// What its page keys were made with, when it is this process's own build (remembered).
-    var keyContext: PageKeyContext?
+    /// What its page keys were made with.
+    var keyContext: PageKeyContext? { cache?.keyContext }
 
     /// The shard of a spec path: the previous build's when it had the path, else hashed.
     func shard(of path: String) -> Int { shards[path] ?? SiteBuilder.shard(of: path) }
@@ -131,6 +132,11 @@ struct PreviousBuild: Sendable {
         if incremental, let memory,
            let known = SiteBuildMemory.recall(memory.previous, key: output, stamp: stamp(of: output)), known.cache?.globalKey == globalKey {
             return known
+        }
+        // The descriptions the previous build decoded: a changed flow is linted against them
+        // without decoding them again.
+        if incremental, let archive = try? FileSystem.read(output + "/" + BuildCache.descriptionsPath) {
+            APIDescriptionLoader.restore(archive)
         }
         var cache: BuildCache?
         if incremental, let previous = BuildCache.load(from: output, shards: SiteBuilder.searchShards), previous.globalKey == globalKey {
@@ -155,8 +161,8 @@ struct PreviousBuild: Sendable {
 
 extension PreviousBuild {
     /// What a build wrote, as the next build's previous build.
-    init(written cache: BuildCache, after previous: PreviousBuild, keyContext: PageKeyContext) {
+    init(written cache: BuildCache, after previous: PreviousBuild) {
         let entries = Dictionary(cache.entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        self.init(cache: cache, entries: entries, shards: Self.shardsByPath(cache), keyContext: keyContext)
+        self.init(cache: cache, entries: entries, shards: Self.shardsByPath(cache))
     }
 }

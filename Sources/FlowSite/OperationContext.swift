@@ -1,7 +1,6 @@
 import FlowModel
 import FlowOpenAPI
 import Foundation
-import OpenAPIKit
 
 /// The OpenAPI descriptions a build's flows name (`openapi:`), each loaded once per build
 /// however many flows and pages use it. A description that cannot be loaded is remembered as
@@ -12,9 +11,6 @@ final class APIDescriptionCache: Sendable {
     /// `openapi:` as written and the spec's file → the description (resolving a path costs a
     /// Foundation path operation; a page asks once per step).
     private let byFlow = Locked<[String: APIDescription?]>([:])
-    /// A schema's pretty-printed JSON by description file and operation part: every flow naming
-    /// the description shows the same schemas, and JSONEncoder over OpenAPIKit's types is slow.
-    let schemaTexts = Memo()
 
     /// The file `openapi:` of `flow` points at, or nil when it names none (or not a usable path).
     static func file(for flow: Flow) -> String? {
@@ -57,16 +53,8 @@ extension PageRenderer {
               case .operation(let path, let operation) = description.match(method: request.method, target: request.target)
         else { return false }
         var schemas: [TemplateValue] = []
-        let operationKey = description.file + "\u{1F}" + operation.method + "\u{1F}" + path.template + "\u{1F}"
-        func schemaText(_ schema: JSONSchema, _ part: String) -> String {
-            let key = operationKey + part
-            if let known = apiDescriptions.schemaTexts.get(key) { return known }
-            let text = Self.schemaJSON(schema, description)
-            apiDescriptions.schemaTexts.set(key, text)
-            return text
-        }
-        if let schema = operation.requestBody?.json?.schema {
-            schemas.append(["title": .string(labels["operation_request_schema"]), "json": .string(schemaText(schema, "request"))])
+        if let schema = operation.requestBody?.json?.schemaText {
+            schemas.append(["title": .string(labels["operation_request_schema"]), "json": .string(schema.text)])
         }
         let responses: [APIResponse]
         if let status = expectation?.status {
@@ -75,8 +63,8 @@ extension PageRenderer {
             responses = operation.responses
         }
         for response in responses {
-            guard let schema = response.json?.schema else { continue }
-            schemas.append(["title": .string(labels["operation_response_schema"] + " " + response.status), "json": .string(schemaText(schema, "response " + response.status))])
+            guard let schema = response.json?.schemaText else { continue }
+            schemas.append(["title": .string(labels["operation_response_schema"] + " " + response.status), "json": .string(schema.text)])
         }
         return [
             "method": .string(operation.method),
@@ -93,20 +81,5 @@ extension PageRenderer {
         var seen: Set<String> = []
         let found = status.codes.flatMap { operation.responses(for: $0) } + status.classes.flatMap { operation.responses(forClass: $0) }
         return found.filter { seen.insert($0.status).inserted }
-    }
-
-    /// The schema pretty-printed with sorted keys (a top-level `$ref` looked up in the
-    /// components first), as plain text for the template to escape.
-    static func schemaJSON(_ schema: JSONSchema, _ description: APIDescription) -> String {
-        var current = schema
-        var hops = 0
-        while case .reference(let reference, _) = current.value, hops < 64, let target = description.components[reference] {
-            current = target
-            hops += 1
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(current) else { return "" }
-        return String(decoding: data, as: UTF8.self)
     }
 }

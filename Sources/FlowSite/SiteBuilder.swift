@@ -142,11 +142,11 @@ public struct SiteBuilder: Sendable {
         timer.mark("reuse")
         let written: WrittenState
         if let memory = options.memory, previous.cache != nil, FileSystem.isDirectory(target.output) {
-            written = try updateInPlace(setup, target, previous, &infos, pages, groups, memory: memory, timer: timer)
+            written = try updateInPlace(setup, target, previous, &infos, pages, groups, keyContext: keyContext, memory: memory, timer: timer)
         } else {
-            written = try writeSite(setup, target, previous, &infos, pages, groups, timer: timer)
+            written = try writeSite(setup, target, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
         }
-        options.memory.map { remember(written, previous: previous, keyContext: keyContext, output: target.output, in: $0) }
+        options.memory.map { remember(written, previous: previous, output: target.output, in: $0) }
         report.succeeded = true
         report.renderedPages = pages.render.map { "flows/" + pages.names[$0] }.sorted()
         report.reusedPages = pages.reuse.map { "flows/" + pages.names[$0] }.sorted()
@@ -164,7 +164,7 @@ public struct SiteBuilder: Sendable {
     /// meanwhile), then swaps it in; on any failure the new tree is removed and the old stays.
     private func writeSite(
         _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild,
-        _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], timer: PhaseTimer
+        _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], keyContext: PageKeyContext, timer: PhaseTimer
     ) throws -> WrittenState {
         let temporary = try target.makeTemporaryTree()
         // Reused pages are hard-linked into the new tree on another core meanwhile (links are
@@ -190,7 +190,7 @@ public struct SiteBuilder: Sendable {
             timer.mark("links (wait)")
             try writeTree(setup, index, search, infos: infos, order: order, output: target.output, into: temporary)
             timer.mark("write index")
-            let cache = try writeCache(setup, infos, previous, output: target.output, into: temporary)
+            let cache = try writeCache(setup, infos, previous, keyContext: keyContext, output: target.output, into: temporary)
             timer.mark("write cache")
             try swapIn(temporary, target.output)
             timer.mark("swap")

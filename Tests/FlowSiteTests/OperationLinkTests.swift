@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Yams
+@testable import FlowOpenAPI
 @testable import FlowSite
 
 /// A step whose request matches an operation of the flow's `openapi:` description names the
@@ -113,6 +114,21 @@ import Yams
         // The request schema, keys sorted; the response's $ref looked up in the components.
         #expect(page.contains("&quot;description&quot; : &quot;&lt;script&gt;alert(4)&lt;/script&gt;&quot;,\n"))
         #expect(page.contains("&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(5)&lt;/script&gt;"))
+    }
+
+    /// A build keeps the descriptions its flows name, decoded, beside its cache: the next build
+    /// lints a changed flow against them instead of decoding them again.
+    @Test func theBuildKeepsItsDescriptionsDecoded() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/described.md", Self.spec)
+        try scratch.write("openapi/api.yaml", Self.description)
+        #expect(try scratch.build().succeeded)
+        let bytes = try #require(FileManager.default.contents(atPath: scratch.out + "/" + BuildCache.descriptionsPath))
+        let entries = try #require(APIDescriptionArchive.read(Array(bytes)))
+        #expect(entries.map(\.file) == [scratch.root + "/openapi/api.yaml"])
+        #expect(entries.first?.text == Self.description)
+        let description = try #require(try entries.first?.result.get())
+        #expect(description.paths.contains { $0.operations.contains { $0.summary?.hasPrefix("Sign in") == true } })
     }
 
     @Test func changedDescriptionRerendersTheUnchangedFlowsPage() throws {
