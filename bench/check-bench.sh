@@ -33,7 +33,7 @@ need wrk wrk; need valgrind valgrind; [ -x /usr/bin/time ] || need time time
 if [ -n "${FLOWSPEC:-}" ]; then
   bin=$FLOWSPEC
 else
-  swift build -c release --product flowspec >&2
+  swift build -c release --static-swift-stdlib --product flowspec >&2
   bin=".build/release/flowspec"
 fi
 secs() { python3 -c "import sys; print(f'{(int(sys.argv[2]) - int(sys.argv[1])) / 1e9:.3f}')" "$1" "$2"; }

@@ -9,7 +9,7 @@
 #   FLOWSPEC=path/to/flowspec bench/openapi-bench.sh
 #   bench/openapi-bench.sh --ci         CI's figures: sizes 1 and 10, one run; reports, never fails
 #
-# Needs: a release build of flowspec (swift build -c release), python3 with PyYAML; the anchor
+# Needs: a release build of flowspec (swift build -c release --static-swift-stdlib), python3 with PyYAML; the anchor
 # columns need openapi-spec-validator (scripts/setup.sh --test installs both).
 set -euo pipefail
 
@@ -19,7 +19,7 @@ RUNS=${RUNS:-3}
 if [ "${1:-}" = "--ci" ]; then shift; RUNS=1; set -- 1 10; fi
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1 10 50 200)
-command -v "$FLOWSPEC" >/dev/null || { echo "missing: $FLOWSPEC (swift build -c release)" >&2; exit 2; }
+command -v "$FLOWSPEC" >/dev/null || { echo "missing: $FLOWSPEC (swift build -c release --static-swift-stdlib)" >&2; exit 2; }
 python3 -c 'import yaml' 2>/dev/null || { echo "missing: PyYAML (scripts/setup.sh --test)" >&2; exit 2; }
 validator=0
 python3 -c 'import openapi_spec_validator' 2>/dev/null && validator=1

@@ -40,7 +40,7 @@ else
   bin=/tmp/release-build/release/flowspec
   if [ ! -x "$bin" ]; then
     echo "building flowspec (release) into /tmp/release-build…" >&2
-    nice -n 10 swift build -c release --product flowspec --scratch-path /tmp/release-build >&2 || exit 1
+    nice -n 10 swift build -c release --static-swift-stdlib --product flowspec --scratch-path /tmp/release-build >&2 || exit 1
   fi
 fi
 

@@ -8,7 +8,7 @@
 #   bench/site-bench.sh --ci            CI's figures: 200 flows, one run, hugo only when installed;
 #                                       reports, never fails on a time
 #
-# Needs: a release build of flowspec (swift build -c release), cmark-gfm, hugo, GNU time
+# Needs: a release build of flowspec (swift build -c release --static-swift-stdlib), cmark-gfm, hugo, GNU time
 # (apt-get install cmark-gfm hugo time). Prints a Markdown table for docs/benchmarks.md.
 set -euo pipefail
 
