@@ -64,7 +64,6 @@ let package = Package(
             name: "FlowSite",
             dependencies: [
                 "FlowModel", "FlowParser", "FlowLint", "FlowOpenAPI", "JOSE",
-                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
                 .product(name: "Yams", package: "Yams"),
             ],
             // The default theme is embedded in the binary by EmbedThemePlugin (no resource bundle
@@ -72,7 +71,9 @@ let package = Package(
             exclude: ["Theme"],
             plugins: ["EmbedThemePlugin"]
         ),
-        .executableTarget(name: "FlowSiteEmbedTheme", path: "Plugins/FlowSiteEmbedTheme"),
+        .executableTarget(
+            name: "FlowSiteEmbedTheme", dependencies: [.product(name: "Yams", package: "Yams")], path: "Plugins/FlowSiteEmbedTheme"
+        ),
         .plugin(name: "EmbedThemePlugin", capability: .buildTool(), dependencies: ["FlowSiteEmbedTheme"]),
         // JOSE by hand on OpenSSL's EVP API: the checker must emit byte-exact malformed tokens.
         .target(name: "JOSE", dependencies: ["FlowModel", "COpenSSL"]),

@@ -1,7 +1,9 @@
 // Build tool behind EmbedThemePlugin: writes one Swift file holding every theme file as a string
-// literal, keyed by its path relative to the theme directory. Output is sorted, so it is
-// deterministic.
+// literal, keyed by its path relative to the theme directory, and labels.yml composed as
+// `Theme.readLabels` composes it (Yams, basic resolver), so a build does not parse 51 KB of YAML
+// again. Output is sorted, so it is deterministic.
 import Foundation
+import Yams
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
@@ -52,6 +54,36 @@ for (name, text) in files {
     source += "        \(literal(name)): \(literal(text)),\n"
 }
 if files.isEmpty { source += "        :\n" }
+source += "    ]\n"
+
+// labels.yml as Theme.readLabels reads it: each table as its name, its size and its key/label
+// pairs, in document order (a later duplicate wins, as it does there); `language-names` alike.
+var labelTables: [String] = []
+var languageNames: [String] = []
+if let text = files.first(where: { $0.0 == "labels.yml" })?.1 {
+    do {
+        guard let root = try Yams.compose(yaml: text, .basic, .default, .utf8)?.mapping else {
+            FileHandle.standardError.write(Data("error: theme labels.yml must be a mapping\n".utf8))
+            exit(1)
+        }
+        for (keyNode, value) in root {
+            guard let key = keyNode.string, let table = value.mapping else { continue }
+            var pairs: [String] = []
+            for (labelKey, label) in table {
+                if let name = labelKey.string, let text = label.string { pairs += [name, text] }
+            }
+            if key == "language-names" { languageNames = pairs } else { labelTables += [key, String(pairs.count / 2)] + pairs }
+        }
+    } catch {
+        FileHandle.standardError.write(Data("error: theme labels.yml: \(error)\n".utf8))
+        exit(1)
+    }
+}
+source += "    static let hasLabels = \(files.contains { $0.0 == "labels.yml" })\n"
+source += "    static let labelTables: [String] = [\n"
+for text in labelTables { source += "        \(literal(text)),\n" }
+source += "    ]\n    static let languageNames: [String] = [\n"
+for text in languageNames { source += "        \(literal(text)),\n" }
 source += "    ]\n}\n"
 let data = Data(source.utf8)
 if (try? Data(contentsOf: output)) != data {

@@ -38,7 +38,10 @@ public struct Theme: Sendable {
                 overridden.append(relative)
             }
         }
-        return try Theme(files: files, overridden: overridden.sorted(), labelOverrides: labelOverrides)
+        // The embedded labels.yml was composed when flowspec was built (EmbedThemePlugin): 51 KB
+        // through Yams was 20 M instructions of every build, a quarter of a one-flow rebuild's setup.
+        let labels = overridden.contains("labels.yml") ? nil : EmbeddedTheme.labels
+        return try Theme(files: files, overridden: overridden.sorted(), labels: labels, labelOverrides: labelOverrides)
     }
 
     /// What `load` reads, as stamps: each override file's, and the label overrides. Nil when the
@@ -57,7 +60,8 @@ public struct Theme: Sendable {
         return ContentHash(parts).description
     }
 
-    init(files: [String: [UInt8]], overridden: [String], labelOverrides: [String: [String: String]]) throws {
+    /// `labels`: labels.yml's tables, already read (the embedded theme's); nil to read them from `files`.
+    init(files: [String: [UInt8]], overridden: [String], labels: EmbeddedLabels? = nil, labelOverrides: [String: [String: String]]) throws {
         self.files = files
         self.overridden = overridden
         var hash = ContentHash()
@@ -89,7 +93,21 @@ public struct Theme: Sendable {
         }
         self.library = library
 
-        guard let labelBytes = files["labels.yml"], let labelText = String(validating: labelBytes, as: UTF8.self) else {
+        var (tables, names) = try labels.map { ($0.tables, $0.languageNames) } ?? Self.readLabels(files["labels.yml"])
+        for (language, overrides) in labelOverrides {
+            tables[language, default: [:]].merge(overrides) { _, new in new }
+        }
+        guard tables["en"] != nil else { throw Error(message: "theme labels.yml has no `en` table") }
+        self.labelTables = tables
+        self.languageNames = names
+        let english = tables["en"] ?? [:]
+        self.mergedLabels = tables.mapValues { english.merging($0) { _, local in local } }
+    }
+
+    /// labels.yml: a table of labels per language, and `language-names`. (EmbedThemePlugin
+    /// reads the embedded one the same way when flowspec is built: `EmbeddedLabels`.)
+    static func readLabels(_ bytes: [UInt8]?) throws -> (tables: [String: [String: String]], languageNames: [String: String]) {
+        guard let labelBytes = bytes, let labelText = String(validating: labelBytes, as: UTF8.self) else {
             throw Error(message: "theme has no labels.yml")
         }
         // Labels are text: composed with the basic resolver, `yes` stays `yes` (and no regular
@@ -107,14 +125,7 @@ public struct Theme: Sendable {
             }
             if key == "language-names" { names = strings } else { tables[key] = strings }
         }
-        for (language, overrides) in labelOverrides {
-            tables[language, default: [:]].merge(overrides) { _, new in new }
-        }
-        guard tables["en"] != nil else { throw Error(message: "theme labels.yml has no `en` table") }
-        self.labelTables = tables
-        self.languageNames = names
-        let english = tables["en"] ?? [:]
-        self.mergedLabels = tables.mapValues { english.merging($0) { _, local in local } }
+        return (tables, names)
     }
 
     /// UI labels for a language, falling back to English per key.
@@ -158,4 +169,30 @@ final class Memo: Sendable {
     func get(_ key: String) -> String? { values.withLock { $0[key] } }
 
     func set(_ key: String, _ value: String) { values.withLock { $0[key] = value } }
+}
+
+/// The embedded labels.yml as `Theme.readLabels` reads it, composed when flowspec was built.
+struct EmbeddedLabels: Sendable {
+    var tables: [String: [String: String]]
+    var languageNames: [String: String]
+}
+
+extension EmbeddedTheme {
+    /// Nil when the embedded theme has no labels.yml.
+    static let labels: EmbeddedLabels? = {
+        guard hasLabels else { return nil }
+        var tables: [String: [String: String]] = [:]
+        var position = 0
+        while position + 1 < labelTables.count {
+            let name = labelTables[position]
+            let count = Int(labelTables[position + 1]) ?? 0
+            var table: [String: String] = [:]
+            for pair in 0..<count { table[labelTables[position + 2 + 2 * pair]] = labelTables[position + 3 + 2 * pair] }
+            tables[name] = table
+            position += 2 + 2 * count
+        }
+        var names: [String: String] = [:]
+        for pair in stride(from: 0, to: languageNames.count - 1, by: 2) { names[languageNames[pair]] = languageNames[pair + 1] }
+        return EmbeddedLabels(tables: tables, languageNames: names)
+    }()
 }

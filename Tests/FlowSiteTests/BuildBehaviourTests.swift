@@ -153,6 +153,18 @@ struct BuildBehaviourTests {
         #expect(BuildCache.parseFragments(Array(fragments.dropLast(3))) == [:])
     }
 
+    /// The cache read back knows each entry's shard from the file it is in: the shard its path
+    /// hashes to.
+    @Test func cacheEntriesAreInTheShardOfTheirPath() throws {
+        let scratch = try Scratch()
+        try threeFlows(scratch)
+        #expect(try scratch.build().succeeded)
+        let cache = try #require(BuildCache.load(from: scratch.out, shards: SiteBuilder.searchShards))
+        #expect(cache.entries.count == 4)
+        #expect(cache.entryShards == cache.entries.map { SiteBuilder.shard(of: $0.path) })
+        #expect(Set(cache.entryShards).count > 1, "the flows should spread over several shards")
+    }
+
     @Test func rebuildAfterOneChangedFlowRendersOnlyItsPage() throws {
         let scratch = try Scratch()
         try threeFlows(scratch)

@@ -118,6 +118,25 @@ struct TemplateEngineTests {
         }
     }
 
+    /// The labels composed when flowspec was built are labels.yml read as a build reads an
+    /// override of it, and an override still replaces them.
+    @Test func embeddedLabelsAreTheEmbeddedFileRead() throws {
+        let read = try Theme.readLabels(Array(try #require(EmbeddedTheme.files["labels.yml"]).utf8))
+        let embedded = try #require(EmbeddedTheme.labels)
+        #expect(embedded.tables == read.tables)
+        #expect(embedded.languageNames == read.languageNames)
+        #expect(embedded.tables.count >= 3)
+        #expect(embedded.tables["en"]?.isEmpty == false)
+        #expect(embedded.languageNames["vi"] == "Tiếng Việt")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-labels-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try "en:\n  search: Find it\n".write(toFile: folder + "/labels.yml", atomically: true, encoding: .utf8)
+        let overridden = try Theme.load(overrideDirectory: folder)
+        #expect(overridden.labels(for: "en")["search"] == "Find it")
+        #expect(overridden.labels(for: "vi")["search"] == "Find it", "the override has only English")
+    }
+
     @Test func aBrokenThemeOverrideIsNamedWithItsLine() throws {
         let scratch = try Scratch()
         try scratch.write("flows/sample.md", sampleSpec())
