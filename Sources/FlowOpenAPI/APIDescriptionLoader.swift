@@ -25,6 +25,9 @@ public enum APIDescriptionLoader {
     /// Nesting levels (brackets, indentation pairs) accepted before Yams and OpenAPIKit recurse.
     public static let maximumNesting = 128
 
+    /// An archive larger than this is not read (`restore`).
+    public static let maximumArchiveBytes = 4 * maximumBytes
+
     /// Nodes of the YAML tree, aliases expanded, accepted before decoding.
     public static let maximumNodes = 2_000_000
 

@@ -135,7 +135,9 @@ struct PreviousBuild: Sendable {
         }
         // The descriptions the previous build decoded: a changed flow is linted against them
         // without decoding them again.
-        if incremental, let archive = try? FileSystem.read(output + "/" + BuildCache.descriptionsPath) {
+        // (Bounded like every file flowspec reads: a larger one is ignored.)
+        if incremental, case .success(let archive) = FileReader.read(
+            output + "/" + BuildCache.descriptionsPath, limit: APIDescriptionLoader.maximumArchiveBytes) {
             APIDescriptionLoader.restore(archive)
         }
         var cache: BuildCache?
