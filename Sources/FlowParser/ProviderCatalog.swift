@@ -54,7 +54,8 @@ public struct ProviderCatalog: Sendable {
         var files: [String] = []
         for directory in directories {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
-            for name in names.sorted() where name.hasSuffix(fileSuffix) && !name.hasPrefix(".") {
+            // (Filtered before sorting: a folder of 2 000 specs holds a few profiles at most.)
+            for name in names.filter({ $0.hasSuffix(fileSuffix) && !$0.hasPrefix(".") }).sorted() {
                 files.append(directory == "." ? name : (directory as NSString).appendingPathComponent(name))
             }
         }
