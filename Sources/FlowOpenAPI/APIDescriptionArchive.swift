@@ -126,12 +126,17 @@ extension FieldWriter {
         }
     }
 
+    private mutating func composition(_ tag: Int, _ schemas: [APISchema]) {
+        count(tag)
+        count(schemas.count)
+        for schema in schemas { self.schema(schema) }
+    }
+
     private mutating func schema(_ schema: APISchema) {
         switch schema {
-        case .all(let schemas), .any(let schemas), .one(let schemas):
-            if case .all = schema { count(0) } else if case .any = schema { count(1) } else { count(2) }
-            count(schemas.count)
-            for schema in schemas { self.schema(schema) }
+        case .all(let schemas): composition(0, schemas)
+        case .any(let schemas): composition(1, schemas)
+        case .one(let schemas): composition(2, schemas)
         case .open:
             count(3)
         case .reference(let name):

@@ -106,7 +106,7 @@ extension SiteBuilder {
     /// After a build: what the next one starts from, stamped as the files are when the build
     /// ends (the stamps are taken at once; the values are put together on another thread, which
     /// the next build waits for).
-    func remember(_ written: WrittenState, previous: PreviousBuild, output: String, in memory: SiteBuildMemory) {
+    func remember(_ written: WrittenState, output: String, in memory: SiteBuildMemory) {
         let cacheStamp = PreviousBuild.stamp(of: output)
         var fragmentStamps: [(path: String, stamp: String, fragments: [String: String])] = []
         for (shard, files) in written.search.written {
@@ -116,7 +116,7 @@ extension SiteBuilder {
         let stamped = fragmentStamps
         memory.pending.withLock { pending in
             pending = Background {
-                let next = PreviousBuild(written: written.cache, after: previous)
+                let next = PreviousBuild(written: written.cache)
                 memory.previous.withLock { $0 = [output: .init(stamp: cacheStamp, value: next)] }
                 memory.fragments.withLock { fragments in
                     fragments = fragments.filter { $0.key.hasPrefix(output + "/") }

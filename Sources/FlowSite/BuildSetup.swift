@@ -163,7 +163,7 @@ struct PreviousBuild: Sendable {
 
 extension PreviousBuild {
     /// What a build wrote, as the next build's previous build.
-    init(written cache: BuildCache, after previous: PreviousBuild) {
+    init(written cache: BuildCache) {
         let entries = Dictionary(cache.entries.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         self.init(cache: cache, entries: entries, shards: Self.shardsByPath(cache))
     }

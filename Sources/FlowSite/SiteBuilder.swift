@@ -146,7 +146,7 @@ public struct SiteBuilder: Sendable {
         } else {
             written = try writeSite(setup, target, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
         }
-        options.memory.map { remember(written, previous: previous, output: target.output, in: $0) }
+        options.memory.map { remember(written, output: target.output, in: $0) }
         report.succeeded = true
         report.renderedPages = pages.render.map { "flows/" + pages.names[$0] }.sorted()
         report.reusedPages = pages.reuse.map { "flows/" + pages.names[$0] }.sorted()

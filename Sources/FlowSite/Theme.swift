@@ -61,7 +61,7 @@ public struct Theme: Sendable {
     }
 
     /// `labels`: labels.yml's tables, already read (the embedded theme's); nil to read them from `files`.
-    init(files: [String: [UInt8]], overridden: [String], labels: EmbeddedLabels? = nil, labelOverrides: [String: [String: String]]) throws {
+    init(files: [String: [UInt8]], overridden: [String], labels: ThemeLabels? = nil, labelOverrides: [String: [String: String]]) throws {
         self.files = files
         self.overridden = overridden
         var hash = ContentHash()
@@ -93,20 +93,21 @@ public struct Theme: Sendable {
         }
         self.library = library
 
-        var (tables, names) = try labels.map { ($0.tables, $0.languageNames) } ?? Self.readLabels(files["labels.yml"])
+        let read = try labels ?? Self.readLabels(files["labels.yml"])
+        var tables = read.tables
         for (language, overrides) in labelOverrides {
             tables[language, default: [:]].merge(overrides) { _, new in new }
         }
         guard tables["en"] != nil else { throw Error(message: "theme labels.yml has no `en` table") }
         self.labelTables = tables
-        self.languageNames = names
+        self.languageNames = read.languageNames
         let english = tables["en"] ?? [:]
         self.mergedLabels = tables.mapValues { english.merging($0) { _, local in local } }
     }
 
     /// labels.yml: a table of labels per language, and `language-names`. (EmbedThemePlugin
-    /// reads the embedded one the same way when flowspec is built: `EmbeddedLabels`.)
-    static func readLabels(_ bytes: [UInt8]?) throws -> (tables: [String: [String: String]], languageNames: [String: String]) {
+    /// reads the embedded one the same way when flowspec is built: `EmbeddedTheme.labels`.)
+    static func readLabels(_ bytes: [UInt8]?) throws -> ThemeLabels {
         guard let labelBytes = bytes, let labelText = String(validating: labelBytes, as: UTF8.self) else {
             throw Error(message: "theme has no labels.yml")
         }
@@ -125,7 +126,7 @@ public struct Theme: Sendable {
             }
             if key == "language-names" { names = strings } else { tables[key] = strings }
         }
-        return (tables, names)
+        return ThemeLabels(tables: tables, languageNames: names)
     }
 
     /// UI labels for a language, falling back to English per key.
@@ -171,15 +172,16 @@ final class Memo: Sendable {
     func set(_ key: String, _ value: String) { values.withLock { $0[key] = value } }
 }
 
-/// The embedded labels.yml as `Theme.readLabels` reads it, composed when flowspec was built.
-struct EmbeddedLabels: Sendable {
+/// labels.yml read: a table of labels per language, and the languages' own names.
+struct ThemeLabels: Sendable {
     var tables: [String: [String: String]]
     var languageNames: [String: String]
 }
 
 extension EmbeddedTheme {
-    /// Nil when the embedded theme has no labels.yml.
-    static let labels: EmbeddedLabels? = {
+    /// The embedded labels.yml as `Theme.readLabels` reads it, composed when flowspec was built;
+    /// nil when the embedded theme has no labels.yml.
+    static let labels: ThemeLabels? = {
         guard hasLabels else { return nil }
         var tables: [String: [String: String]] = [:]
         var position = 0
@@ -193,6 +195,6 @@ extension EmbeddedTheme {
         }
         var names: [String: String] = [:]
         for pair in stride(from: 0, to: languageNames.count - 1, by: 2) { names[languageNames[pair]] = languageNames[pair + 1] }
-        return EmbeddedLabels(tables: tables, languageNames: names)
+        return ThemeLabels(tables: tables, languageNames: names)
     }()
 }
