@@ -115,11 +115,12 @@ public struct SiteBuilder: Sendable {
         options.memory?.settle()
         let setup = try BuildSetup.load(options)
         timer.mark("config+theme")
+        let snapshot = specSnapshot(setup)
         let target = try OutputTarget.locate(options.outputDirectory)
         let previous = PreviousBuild.load(from: target.output, globalKey: setup.globalKey, incremental: options.incremental, memory: options.memory)
         timer.mark("read cache")
         var diagnostics: [Diagnostic] = []
-        let sources = readSources(setup, previous, diagnostics: &diagnostics)
+        let sources = readSources(setup, try snapshot.value(), previous, diagnostics: &diagnostics)
         timer.mark("read+hash")
         let plan = planParse(sources, previous)
         timer.mark("parse changed")
