@@ -31,10 +31,18 @@ public enum DirectoryEntries {
     /// folder cannot be opened (`errno` says why).
     @discardableResult
     public static func forEach(in directory: String, _ body: (_ name: String, _ kind: Kind) throws -> Void) rethrows -> Bool {
+        try forEach(in: directory) { name, kind, _ in try body(name, kind) }
+    }
+
+    /// The same, with the inode number each entry names (`d_ino`: what `stat` says on local
+    /// file systems; not on every FUSE or overlay one).
+    @discardableResult
+    public static func forEach(in directory: String, _ body: (_ name: String, _ kind: Kind, _ inode: UInt64) throws -> Void) rethrows -> Bool {
         guard let dir = opendir(directory) else { return false }
         defer { closedir(dir) }
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         let typeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_type)!
+        let inodeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_ino)!
         while let entry = readdir(dir) {
             let raw = UnsafeRawPointer(entry)
             let name = String(cString: raw.advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
@@ -47,7 +55,7 @@ public enum DirectoryEntries {
             case Int32(DT_UNKNOWN): kind = Self.kind(of: directory + "/" + name)
             default: kind = .other
             }
-            try body(name, kind)
+            try body(name, kind, UInt64(raw.loadUnaligned(fromByteOffset: inodeOffset, as: UInt.self)))
         }
         return true
     }

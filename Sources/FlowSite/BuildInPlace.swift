@@ -20,12 +20,13 @@ extension SiteBuilder {
     /// flows it saves the 2 000 hard links of a new tree and the removal of the old one, which
     /// took a core of their own during serve's rebuilds. The cache is written after everything
     /// it describes; on a failure it is invalidated, so the next build is a full one.
+    ///
+    /// `site` is the served site (`serve`), or the tree a one-off build took to swap in
+    /// (`PreviousTree`): the same as the published site until this writes into it.
     func updateInPlace(
-        _ setup: BuildSetup, _ target: OutputTarget, _ previous: PreviousBuild,
-        _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], keyContext: PageKeyContext, memory: SiteBuildMemory,
-        timer: PhaseTimer
+        _ setup: BuildSetup, site output: String, _ previous: PreviousBuild,
+        _ infos: inout [FlowInfo], _ pages: PagePlan, _ groups: [String: [TranslationLink]], keyContext: PageKeyContext, timer: PhaseTimer
     ) throws -> WrittenState {
-        let output = target.output
         do {
             try renderPages(&infos, pages, groups: groups, renderer: setup.renderer, into: output, replacing: true)
             timer.mark("render pages")

@@ -85,27 +85,36 @@ extension SiteBuilder {
     }
 
     /// Puts the new tree in place: an atomic exchange where the system has one (the old tree
-    /// then sits at the temporary path and is removed), otherwise rename old away, new in.
-    func swapIn(_ temporary: String, _ output: String) throws {
+    /// then sits at the temporary path), otherwise rename old away, new in. The old tree is
+    /// kept for the next build (`PreviousTree`) when `keepReplaced`, else removed with any tree
+    /// kept before.
+    func swapIn(_ temporary: String, _ target: OutputTarget, keepReplaced: Bool) throws {
+        let output = target.output
         if !FileSystem.exists(output) {
             try FileSystem.rename(temporary, output)
             return
         }
+        let old: String
         if FileSystem.exchange(temporary, output) {
-            // The previous site now sits at the temporary path: move it out of the way under a
-            // unique name and let a detached process delete it.
-            let trash = temporary + ".old-\(DispatchTime.now().uptimeNanoseconds)"
-            if (try? FileSystem.rename(temporary, trash)) != nil {
-                FileSystem.removeTreeInBackground(trash)
-            } else {
-                FileSystem.removeTree(temporary)
-            }
+            old = temporary
+        } else {
+            old = temporary + ".old"
+            try FileSystem.rename(output, old)
+            try FileSystem.rename(temporary, output)
+        }
+        if keepReplaced {
+            PreviousTree.keep(old, for: target)
             return
         }
-        let old = temporary + ".old"
-        try FileSystem.rename(output, old)
-        try FileSystem.rename(temporary, output)
-        FileSystem.removeTree(old)
+        // Moved out of the way under a unique name, for a detached process to delete.
+        for tree in [old, PreviousTree.keptPath(of: target)] where FileSystem.exists(tree) {
+            let trash = temporary + ".old-\(DispatchTime.now().uptimeNanoseconds)"
+            if (try? FileSystem.rename(tree, trash)) != nil {
+                FileSystem.removeTreeInBackground(trash)
+            } else {
+                FileSystem.removeTree(tree)
+            }
+        }
     }
 }
 

@@ -40,6 +40,11 @@ extension SiteBuilder {
         var names: [String] = []
         /// The names in the previous site's `flows/` folder that no flow of this build has.
         var stale: [String] = []
+
+        /// Whether the build renders at most a fifth of its pages: the tree it replaces then
+        /// shares all the others with the new one, and is kept for the next build
+        /// (`PreviousTree`) at the cost of those few pages' space.
+        var fewChanged: Bool { render.count * 4 <= reuse.count }
     }
 
     /// One info per source: parsed flows fresh, unchanged ones from the cache (their diagnostics

@@ -97,10 +97,13 @@ struct OutputTarget: Sendable {
         return target
     }
 
+    /// Where this process makes (or updates) the tree it swaps in: beside the output, hidden.
+    var temporaryPath: String { parentDirectory + "/." + outputName + ".tmp-\(getpid())" }
+
     /// The new tree is written next to the old one and swapped in at the end; pages go to disk
     /// as soon as they are rendered (memory stays at one page per core).
     func makeTemporaryTree() throws -> String {
-        let temporary = parentDirectory + "/." + outputName + ".tmp-\(getpid())"
+        let temporary = temporaryPath
         FileSystem.removeTree(temporary)
         do {
             try FileSystem.makeDirectory(parentDirectory)

@@ -68,12 +68,21 @@ enum FileSystem {
             try write(bytes, to: temporary)
             let kept = bytes.count >= 65_536 && link(path, old) == 0
             try rename(temporary, path)
-            if kept { DispatchQueue.global(qos: .utility).async { _ = unlink(old) } }
+            if kept { DispatchQueue.global(qos: .utility).async(group: pendingUnlinks) { _ = unlink(old) } }
         } catch {
             unlink(temporary)
             unlink(old)
             throw error
         }
+    }
+
+    /// The old files `replace` unlinks in the background.
+    private static let pendingUnlinks = DispatchGroup()
+
+    /// Waits until the old files of every `replace` so far are unlinked: before a tree that
+    /// was updated in place is swapped in, so that none is left in the published site.
+    static func settleReplacements() {
+        pendingUnlinks.wait()
     }
 
     static func replace(_ text: String, at path: String) throws {

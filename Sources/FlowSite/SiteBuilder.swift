@@ -117,6 +117,11 @@ public struct SiteBuilder: Sendable {
         timer.mark("config+theme")
         let snapshot = specSnapshot(setup)
         let target = try OutputTarget.locate(options.outputDirectory)
+        // A one-off build takes the tree the last one replaced (PreviousTree) on another core,
+        // and puts it back unless it swaps it in.
+        let taken = options.incremental && options.memory == nil ? Background { PreviousTree.take(for: target) } : nil
+        var treeHandled = false
+        defer { if !treeHandled, let tree = (try? taken?.value()) ?? nil { tree.putBack(for: target) } }
         let previous = PreviousBuild.load(from: target.output, globalKey: setup.globalKey, incremental: options.incremental, memory: options.memory)
         timer.mark("read cache")
         var diagnostics: [Diagnostic] = []
@@ -142,9 +147,19 @@ public struct SiteBuilder: Sendable {
         let pages = planPages(&infos, sources, previous, output: target.output, report: &report)
         timer.mark("reuse")
         let written: WrittenState
-        if let memory = options.memory, previous.cache != nil, FileSystem.isDirectory(target.output) {
-            written = try updateInPlace(setup, target, previous, &infos, pages, groups, keyContext: keyContext, memory: memory, timer: timer)
+        if options.memory != nil, previous.cache != nil, FileSystem.isDirectory(target.output) {
+            written = try updateInPlace(setup, site: target.output, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
+        } else if previous.cache != nil, let tree = (try? taken?.value()) ?? nil {
+            timer.mark("take previous tree (wait)")
+            written = try updateInPlace(setup, site: tree.path, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
+            treeHandled = true
+            FileSystem.settleReplacements()
+            try swapIn(tree.path, target, keepReplaced: pages.fewChanged)
+            timer.mark("swap")
         } else {
+            // (A tree taken but not usable goes back first: the new tree is made at its path.)
+            if let tree = (try? taken?.value()) ?? nil { tree.putBack(for: target) }
+            treeHandled = true
             written = try writeSite(setup, target, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
         }
         options.memory.map { remember(written, output: target.output, in: $0) }
@@ -193,7 +208,7 @@ public struct SiteBuilder: Sendable {
             timer.mark("write index")
             let cache = try writeCache(setup, infos, previous, keyContext: keyContext, output: target.output, into: temporary)
             timer.mark("write cache")
-            try swapIn(temporary, target.output)
+            try swapIn(temporary, target, keepReplaced: pages.fewChanged)
             timer.mark("swap")
             return WrittenState(cache: cache, search: search)
         } catch {
