@@ -27,6 +27,12 @@ public struct FieldWriter: Sendable {
             bytes.append(contentsOf: utf8)
         }
     }
+
+    /// A field that is already UTF-8 bytes.
+    @inlinable public mutating func field(bytes value: [UInt8]) {
+        count(value.count)
+        bytes.append(contentsOf: value)
+    }
 }
 
 /// Reads what `FieldWriter` wrote; every read is bounds-checked (nil on a damaged file).
@@ -51,6 +57,14 @@ public struct FieldReader: Sendable {
         for offset in 0..<4 { value |= UInt32(bytes[position + offset]) << UInt32(offset * 8) }
         position += 4
         return Int(value)
+    }
+
+    /// A field's bytes as they are: for a field that is only ever written out again, whose
+    /// UTF-8 need not be checked (a search shard's cached fragments are megabytes).
+    @inlinable public mutating func bytesField() -> [UInt8]? {
+        guard let length = count(), bytes.count - position >= length else { return nil }
+        defer { position += length }
+        return Array(bytes[position..<(position + length)])
     }
 
     @inlinable public mutating func field() -> String? {

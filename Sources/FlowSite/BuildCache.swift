@@ -241,25 +241,25 @@ struct BuildCache: Sendable {
     }
 
     /// A search shard's cache: `path`, `fragment` per flow.
-    static func serializeFragments(_ lines: [(String, String)]) -> [UInt8] {
+    static func serializeFragments(_ lines: [(String, [UInt8])]) -> [UInt8] {
         var writer = FieldWriter()
-        writer.reserve(lines.reduce(0) { $0 + $1.1.utf8.count + $1.0.utf8.count + 8 } + 32)
+        writer.reserve(lines.reduce(0) { $0 + $1.1.count + $1.0.utf8.count + 8 } + 32)
         writer.line(formatVersion)
         writer.count(lines.count)
         for (path, fragment) in lines {
             writer.field(path)
-            writer.field(fragment)
+            writer.field(bytes: fragment)
         }
         return writer.bytes
     }
 
-    static func parseFragments(_ bytes: [UInt8]) -> [String: String] {
+    static func parseFragments(_ bytes: [UInt8]) -> [String: [UInt8]] {
         var reader = FieldReader(bytes)
         guard reader.line() == formatVersion, let count = reader.count(), count <= reader.remaining / 8 else { return [:] }
-        var result: [String: String] = [:]
+        var result: [String: [UInt8]] = [:]
         result.reserveCapacity(count)
         for _ in 0..<count {
-            guard let path = reader.field(), let fragment = reader.field() else { return [:] }
+            guard let path = reader.field(), let fragment = reader.bytesField() else { return [:] }
             result[path] = fragment
         }
         return result

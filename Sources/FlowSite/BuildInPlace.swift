@@ -109,7 +109,7 @@ extension SiteBuilder {
     /// the next build waits for).
     func remember(_ written: WrittenState, output: String, in memory: SiteBuildMemory) {
         let cacheStamp = PreviousBuild.stamp(of: output)
-        var fragmentStamps: [(path: String, stamp: String, fragments: [String: String])] = []
+        var fragmentStamps: [(path: String, stamp: String, fragments: [String: [UInt8]])] = []
         for (shard, files) in written.search.written {
             let path = output + "/" + Self.searchCachePath(shard)
             if let stamp = FileSystem.stamp(path) { fragmentStamps.append((path, stamp, files.fragments)) }

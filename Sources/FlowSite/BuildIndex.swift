@@ -15,7 +15,7 @@ extension SiteBuilder {
 
     /// The search shards to write (script and cache fragments) and the ones to link unchanged.
     struct SearchShardFiles: Sendable {
-        var written: [Int: (js: [UInt8], cache: [UInt8], fragments: [String: String])]
+        var written: [Int: (js: [UInt8], cache: [UInt8], fragments: [String: [UInt8]])]
         var reused: [Int]
     }
 
@@ -118,28 +118,28 @@ extension SiteBuilder {
                 && members.allSatisfy { infos[$0].flow == nil && infos[$0].previous != nil }
                 && FileSystem.exists(output + "/" + Self.searchShardPath(shard))
             if unchanged { files.reused.append(shard); continue }
-            var fragments: [String: String] = [:]
+            var fragments: [String: [UInt8]] = [:]
             if members.contains(where: { infos[$0].flow == nil }) {
                 fragments = searchFragments(at: output + "/" + Self.searchCachePath(shard))
             }
-            var cacheLines: [(String, String)] = []
-            var written: [String: String] = [:]
+            var cacheLines: [(String, [UInt8])] = []
+            var written: [String: [UInt8]] = [:]
             for index in members {
-                let fragment = infos[index].flow != nil ? infos[index].search : (fragments[infos[index].path] ?? "")
+                let fragment = infos[index].flow != nil ? Array(infos[index].search.utf8) : (fragments[infos[index].path] ?? [])
                 cacheLines.append((infos[index].path, fragment))
                 if options.memory != nil { written[infos[index].path] = fragment }
             }
             // Written as bytes: at 2 000 flows a shard is over a megabyte, and joining it as
             // Strings then converting it cost more than the rest of the shard's work.
             var js: [UInt8] = []
-            js.reserveCapacity(cacheLines.reduce(256) { $0 + $1.1.utf8.count + 2 })
+            js.reserveCapacity(cacheLines.reduce(256) { $0 + $1.1.count + 2 })
             js.append(contentsOf: "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n".utf8)
             js.append(contentsOf: "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n".utf8)
             var first = true
             for (_, fragment) in cacheLines where !fragment.isEmpty {
                 if !first { js.append(contentsOf: ",\n".utf8) }
                 first = false
-                js.append(contentsOf: fragment.utf8)
+                js.append(contentsOf: fragment)
             }
             js.append(contentsOf: "\n]);\n".utf8)
             files.written[shard] = (js, BuildCache.serializeFragments(cacheLines), written)
@@ -149,7 +149,7 @@ extension SiteBuilder {
 
     /// A search shard's cached fragments by spec path: as the memory holds them while the file
     /// is unchanged, else read.
-    func searchFragments(at path: String) -> [String: String] {
+    func searchFragments(at path: String) -> [String: [UInt8]] {
         guard let memory = options.memory else {
             return (try? FileSystem.read(path)).map(BuildCache.parseFragments) ?? [:]
         }

@@ -148,8 +148,9 @@ struct BuildBehaviourTests {
         #expect(parsed[1].tags.isEmpty)
         #expect(BuildCache.parseShard(BuildCache.serializeShard([])) == [])
         #expect(BuildCache.parseShard(Array(BuildCache.serializeShard([entry]).dropLast())) == nil)
-        let fragments = BuildCache.serializeFragments([("a.md", "[1,\"x\\ty\"]"), ("b.md", "")])
-        #expect(BuildCache.parseFragments(fragments) == ["a.md": "[1,\"x\\ty\"]", "b.md": ""])
+        let fragment = Array("[1,\"x\\ty → ✓\"]".utf8)
+        let fragments = BuildCache.serializeFragments([("a.md", fragment), ("b.md", [])])
+        #expect(BuildCache.parseFragments(fragments) == ["a.md": fragment, "b.md": []])
         #expect(BuildCache.parseFragments(Array(fragments.dropLast(3))) == [:])
     }
 

@@ -310,4 +310,14 @@ struct PageStructureTests {
         #expect(try scratch.read("flows/sample.html").contains(">The steps</h2>"))
         #expect(try scratch.read("index.html").contains("<h1>Custom</h1>"))
     }
+
+    @Test func languagesGoBeforeACardsLastClosingItem() throws {
+        let card = "<li class=\"flow-card\"><ul><li>Bước 1 → ✓</li></ul><p>Đăng nhập</p></li>\n"
+        let close = try #require(PageRenderer.lastClosingItem(in: card))
+        #expect(String(card[close...]) == "</li>\n")
+        #expect(String(card[..<close]).hasSuffix("<p>Đăng nhập</p>"))
+        #expect(PageRenderer.lastClosingItem(in: "<div>no item</div>") == nil)
+        #expect(PageRenderer.lastClosingItem(in: "</li") == nil)
+        #expect(PageRenderer.lastClosingItem(in: "</li>") == "</li>".startIndex)
+    }
 }
