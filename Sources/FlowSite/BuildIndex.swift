@@ -60,7 +60,7 @@ extension SiteBuilder {
         }
         let tags = tagCounts.keys.sorted().map { PageRenderer.TagCount(name: $0, count: tagCounts[$0]!) }
         var cardsHTML: [UInt8] = []
-        cardsHTML.reserveCapacity(order.reduce(0) { $0 + infos[$1].card.utf8.count })
+        cardsHTML.reserveCapacity(order.reduce(0) { $0 + infos[$1].card.count })
         // One card per translation group (its first member in index order: the original), with
         // links to the group's other languages. Most groups have one member: only the others
         // are collected.
@@ -74,21 +74,21 @@ extension SiteBuilder {
         for index in order {
             let key = infos[index].groupKey
             guard !members.isEmpty, let group = members[key] else {
-                cardsHTML.append(contentsOf: infos[index].card.utf8)
+                cardsHTML.append(contentsOf: infos[index].card)
                 continue
             }
             guard group.first == index else { continue }
             let others = group.dropFirst().map { TranslationLink(id: infos[$0].id, lang: infos[$0].lang, title: infos[$0].title) }
             // A card with languages is a template's output: the last build's is reused when its
             // inputs are the same.
-            let html: String
+            let html: [UInt8]
             if let known = remembered[key], known.card == infos[index].card, known.others == others {
                 html = known.html
             } else {
                 html = renderer.cardWithLanguages(infos[index].card, others: others)
             }
             if options.memory != nil { used[key] = SiteBuildMemory.Card(card: infos[index].card, others: others, html: html) }
-            cardsHTML.append(contentsOf: html.utf8)
+            cardsHTML.append(contentsOf: html)
         }
         options.memory?.cards.withLock { $0 = (globalKey, used) }
         var hasEntries = [Bool](repeating: false, count: Self.searchShards)

@@ -24,9 +24,9 @@ public final class SiteBuildMemory: Sendable {
     let cards = Locked<(globalKey: String, cards: [String: Card])?>(nil)
 
     struct Card: Sendable {
-        var card: String
+        var card: [UInt8]
         var others: [TranslationLink]
-        var html: String
+        var html: [UInt8]
     }
 
     /// The last build's remembering, done on another thread after it returned; the next build

@@ -66,7 +66,7 @@ extension SiteBuilder {
                 let record = FlowRecord(
                     path: path, contentHash: sources[index].hash, id: flow.id, lang: flow.lang,
                     translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
-                    tags: flow.tags, card: "", openapi: APIDescriptionCache.file(for: flow) ?? "", pageKey: "")
+                    tags: flow.tags, card: [], openapi: APIDescriptionCache.file(for: flow) ?? "", pageKey: "")
                 infos.append(FlowInfo(
                     record: record, shard: previous.shard(of: path), diagnostics: specs.diagnosticsByFile[path] ?? [], flow: flow,
                     previous: sources[index].previous, stat: sources[index].stat))
@@ -211,7 +211,7 @@ extension SiteBuilder {
     ) throws {
         let needsCard = infos.indices.filter { infos[$0].flow != nil }
         let work = Array(Set(plan.render + needsCard)).sorted()
-        let slots = OrderedSlots<(error: String?, card: String, search: String)>(count: work.count)
+        let slots = OrderedSlots<(error: String?, card: [UInt8], search: String)>(count: work.count)
         let renderSet = Set(plan.render)
         let selected = work.map { infos[$0] }  // (not the whole array: see assignPageKeys)
         DispatchQueue.concurrentPerform(iterations: work.count) { position in

@@ -6,7 +6,7 @@ extension PageRenderer {
     // MARK: Index card, index, search
 
     /// One flow's entry on the index (cached per flow between builds).
-    func card(_ flow: Flow) -> String {
+    func card(_ flow: Flow) -> [UInt8] {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
         var card: TemplateFields = [
@@ -19,31 +19,31 @@ extension PageRenderer {
         if let summary = flow.summary, !summary.isEmpty { card["summaryHTML"] = .string(inline(summary)) }
         card["status"] = results == nil ? false : statusContext(results?.result(for: flow.id)?.summary, labels: labels)
         context["card"] = .object(card)
-        return renderString(context, template: "card")
+        return render(context, template: "card")
     }
 
     /// A cached card with its translations' languages added before its closing `</li>`.
-    func cardWithLanguages(_ card: String, others: [TranslationLink]) -> String {
+    func cardWithLanguages(_ card: [UInt8], others: [TranslationLink]) -> [UInt8] {
         guard !others.isEmpty else { return card }
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
         context["links"] = .list(others.map { link -> TemplateValue in
             ["href": .string("flows/" + SiteBuilder.fileName(link.id)), "lang": .string(link.lang), "name": .string(theme.languageName(link.lang)), "title": .string(link.title)]
         })
-        let languages = renderString(context, template: "card-languages")
+        let languages = render(context, template: "card-languages")
         guard let close = Self.lastClosingItem(in: card) else { return card + languages }
-        return String(card[..<close]) + languages + String(card[close...])
+        return Array(card[..<close]) + languages + Array(card[close...])
     }
 
-    /// Where the last `</li>` of a card starts: found on its bytes, from the end (Foundation's
-    /// backwards `range(of:)` was 40 000 instructions a card, most of a one-flow rebuild's index).
-    static func lastClosingItem(in card: String) -> String.Index? {
-        let utf8 = card.utf8
+    /// Where the last `</li>` of a card starts, searched from the end (Foundation's backwards
+    /// `range(of:)` on the card as a String was 40 000 instructions a card, most of a one-flow
+    /// rebuild's index).
+    static func lastClosingItem(in card: [UInt8]) -> Int? {
         let needle: [UInt8] = Array("</li>".utf8)
-        var start = utf8.endIndex
-        while let candidate = utf8.index(start, offsetBy: -needle.count, limitedBy: utf8.startIndex) {
-            if utf8[candidate...].starts(with: needle) { return candidate }
-            start = utf8.index(before: start)
+        var candidate = card.count - needle.count
+        while candidate >= 0 {
+            if card[candidate..<(candidate + needle.count)].elementsEqual(needle) { return candidate }
+            candidate -= 1
         }
         return nil
     }

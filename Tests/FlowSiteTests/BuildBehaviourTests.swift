@@ -118,7 +118,7 @@ struct BuildBehaviourTests {
     /// A record shares its fields until one copy changes: the other keeps its values.
     @Test func recordsAreValuesThoughTheyShareStorage() {
         var first = FlowRecord(path: "a.md", contentHash: "h", id: "a", lang: "en", translationOf: "", title: "A", titleKey: "a",
-                               tags: ["t"], card: "<li>", openapi: "", pageKey: "k")
+                               tags: ["t"], card: Array("<li>".utf8), openapi: "", pageKey: "k")
         var second = first
         #expect(first == second)
         second.title = "B"
@@ -138,10 +138,10 @@ struct BuildBehaviourTests {
     @Test func cacheRoundTrips() throws {
         let record = FlowRecord(
             path: "flows/ä.md", contentHash: "abc", id: "a", lang: "vi", translationOf: "", title: "Đăng nhập\tB",
-            titleKey: "đăng nhập\tb", tags: ["x", "", "y z"], card: "<li>\n\\</li>", openapi: "openapi/ö.yaml", pageKey: "k"
+            titleKey: "đăng nhập\tb", tags: ["x", "", "y z"], card: Array("<li>\n\\</li> → ✓".utf8), openapi: "openapi/ö.yaml", pageKey: "k"
         )
         let entry = BuildCache.Entry(record: record, stat: "12:3.4", diagnostics: "{\"a\":1}\n{}")
-        let nothing = FlowRecord(path: "p", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", tags: [], card: "", openapi: "", pageKey: "")
+        let nothing = FlowRecord(path: "p", contentHash: "", id: "", lang: "", translationOf: "", title: "", titleKey: "", tags: [], card: [], openapi: "", pageKey: "")
         let empty = BuildCache.Entry(record: nothing, stat: "", diagnostics: "")
         let parsed = try #require(BuildCache.parseShard(BuildCache.serializeShard([entry, empty])))
         #expect(parsed == [entry, empty])

@@ -312,12 +312,12 @@ struct PageStructureTests {
     }
 
     @Test func languagesGoBeforeACardsLastClosingItem() throws {
-        let card = "<li class=\"flow-card\"><ul><li>Bước 1 → ✓</li></ul><p>Đăng nhập</p></li>\n"
+        let card = Array("<li class=\"flow-card\"><ul><li>Bước 1 → ✓</li></ul><p>Đăng nhập</p></li>\n".utf8)
         let close = try #require(PageRenderer.lastClosingItem(in: card))
-        #expect(String(card[close...]) == "</li>\n")
-        #expect(String(card[..<close]).hasSuffix("<p>Đăng nhập</p>"))
-        #expect(PageRenderer.lastClosingItem(in: "<div>no item</div>") == nil)
-        #expect(PageRenderer.lastClosingItem(in: "</li") == nil)
-        #expect(PageRenderer.lastClosingItem(in: "</li>") == "</li>".startIndex)
+        #expect(String(decoding: card[close...], as: UTF8.self) == "</li>\n")
+        #expect(String(decoding: card[..<close], as: UTF8.self).hasSuffix("<p>Đăng nhập</p>"))
+        #expect(PageRenderer.lastClosingItem(in: Array("<div>no item</div>".utf8)) == nil)
+        #expect(PageRenderer.lastClosingItem(in: Array("</li".utf8)) == nil)
+        #expect(PageRenderer.lastClosingItem(in: Array("</li>".utf8)) == 0)
     }
 }
