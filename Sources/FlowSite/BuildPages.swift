@@ -165,9 +165,10 @@ extension SiteBuilder {
 
     /// Reuse a page whose key (and, for a parsed flow, content) is unchanged and whose file is
     /// still there; render the others, parsing now the ones that were not parsed.
-    func planPages(_ infos: inout [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, output: String, report: inout SiteBuildReport) -> PagePlan {
-        // The previous pages, from one listing of their folder (not a stat per page).
-        let previousPages = previous.cache == nil ? [] : FileSystem.names(in: output + "/flows")
+    /// `listed`: the names in the output's `flows/` folder (the previous pages: one listing,
+    /// not a stat per page), listed on another core from the start of the build.
+    func planPages(_ infos: inout [FlowInfo], _ sources: [Source], _ previous: PreviousBuild, listed: Set<String>, report: inout SiteBuildReport) -> PagePlan {
+        let previousPages = previous.cache == nil ? [] : listed
         var plan = PagePlan(render: [], reuse: [])
         plan.names.reserveCapacity(infos.count)
         var found = 0

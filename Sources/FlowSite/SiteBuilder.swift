@@ -117,6 +117,7 @@ public struct SiteBuilder: Sendable {
         timer.mark("config+theme")
         let snapshot = specSnapshot(setup)
         let target = try OutputTarget.locate(options.outputDirectory)
+        let previousPages = Background { [output = target.output] in FileSystem.names(in: output + "/flows") }
         // A one-off build takes the tree the last one replaced (PreviousTree) on another core,
         // and puts it back unless it swaps it in.
         let taken = options.incremental && options.memory == nil ? Background { PreviousTree.take(for: target) } : nil
@@ -144,7 +145,7 @@ public struct SiteBuilder: Sendable {
         timer.mark("infos")
         let (groups, keyContext) = assignPageKeys(&infos, previous, globalKey: setup.globalKey, apiDescriptions: setup.renderer.apiDescriptions)
         timer.mark("keys")
-        let pages = planPages(&infos, sources, previous, output: target.output, report: &report)
+        let pages = planPages(&infos, sources, previous, listed: try previousPages.value(), report: &report)
         timer.mark("reuse")
         let written: WrittenState
         if options.memory != nil, previous.cache != nil, FileSystem.isDirectory(target.output) {
