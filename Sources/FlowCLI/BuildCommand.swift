@@ -15,8 +15,10 @@ struct BuildCommand: ParsableCommand {
         into a temporary folder that replaces the output folder in one step.
 
         Rebuilds are incremental: pages whose spec, translations, theme and configuration did \
-        not change are reused, and unchanged specs are not parsed again. Output is \
-        deterministic: the same input gives byte-identical files.
+        not change are reused, and unchanged specs are not parsed again. When a rebuild changed \
+        few pages, the folder it replaced is kept beside the output as .NAME.previous (git \
+        ignores it; it shares the unchanged pages with the site) and the next rebuild starts \
+        from it; --clean keeps none. Output is deterministic: the same input gives byte-identical files.
 
         Examples:
           flowspec build                          flows/ → site/_build/
