@@ -106,15 +106,7 @@ extension SiteBuilder {
             PreviousTree.keep(old, for: target)
             return
         }
-        // Moved out of the way under a unique name, for a detached process to delete.
-        for tree in [old, PreviousTree.keptPath(of: target)] where FileSystem.exists(tree) {
-            let trash = temporary + ".old-\(DispatchTime.now().uptimeNanoseconds)"
-            if (try? FileSystem.rename(tree, trash)) != nil {
-                FileSystem.removeTreeInBackground(trash)
-            } else {
-                FileSystem.removeTree(tree)
-            }
-        }
+        for tree in [old, PreviousTree.keptPath(of: target)] where FileSystem.exists(tree) { FileSystem.discardTree(tree) }
     }
 }
 

@@ -173,6 +173,19 @@ enum FileSystem {
         spawnedRemovals.withLock { $0.append(pid) }
     }
 
+    /// Moves a tree out of the way under a unique name beside it, for a detached `rm -rf` to
+    /// delete: the path is free at once for a new tree (a background removal of the path
+    /// itself could reach a new tree made there meanwhile). Removed in-process when it cannot
+    /// be moved.
+    static func discardTree(_ path: String) {
+        let trash = path + ".old-\(DispatchTime.now().uptimeNanoseconds)"
+        if (try? rename(path, trash)) != nil {
+            removeTreeInBackground(trash)
+        } else {
+            removeTree(path)
+        }
+    }
+
     /// `rm` children not reaped yet (only these are waited for: other children are not ours to reap).
     private static let spawnedRemovals = Locked<[pid_t]>([])
 

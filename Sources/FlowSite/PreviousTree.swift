@@ -44,7 +44,7 @@ struct PreviousTree: Sendable {
         do {
             try mirror(target.output, into: temporary, directoryInodes: directoryInodesAreTrue(target.output, temporary))
         } catch {
-            FileSystem.removeTreeInBackground(temporary)
+            FileSystem.discardTree(temporary)
             return nil
         }
         return PreviousTree(path: temporary)
@@ -60,17 +60,9 @@ struct PreviousTree: Sendable {
     /// kept tree is removed.
     static func keep(_ path: String, for target: OutputTarget) {
         let kept = keptPath(of: target)
-        if FileSystem.exists(kept) {
-            let trash = kept + ".old-\(getpid())"
-            FileSystem.removeTree(trash)
-            guard (try? FileSystem.rename(kept, trash)) != nil else {
-                FileSystem.removeTreeInBackground(path)
-                return
-            }
-            FileSystem.removeTreeInBackground(trash)
-        }
+        if FileSystem.exists(kept) { FileSystem.discardTree(kept) }
         guard (try? FileSystem.rename(path, kept)) != nil else {
-            FileSystem.removeTreeInBackground(path)
+            FileSystem.discardTree(path)
             return
         }
         try? FileSystem.write("*\n", to: kept + "/.gitignore")
