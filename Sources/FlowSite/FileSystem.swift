@@ -20,20 +20,33 @@ enum FileSystem {
         var info = stat()
         var capacity = 65_536
         if fstat(fd, &info) == 0, info.st_size > 0 { capacity = Int(info.st_size) + 1 }
-        var buffer = [UInt8](repeating: 0, count: capacity)
-        var count = 0
-        while true {
-            if count == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Error(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+        // Read into uninitialized storage (zero-filling the 2.7 MB of a one-flow rebuild's cache
+        // shards first was 4.6 M instructions of memset); a file that grew since the fstat is
+        // read on in further chunks.
+        var bytes: [UInt8] = []
+        var failure: Int32 = 0
+        var atEnd = false
+        while !atEnd && failure == 0 {
+            let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                count = 0
+                while count < buffer.count {
+                    let n = Glibc.read(fd, buffer.baseAddress! + count, buffer.count - count)
+                    if n > 0 {
+                        count += n
+                    } else if n == 0 {
+                        atEnd = true
+                        return
+                    } else if errno != EINTR {
+                        failure = errno
+                        return
+                    }
+                }
             }
-            if n == 0 { break }
-            count += n
+            if bytes.isEmpty { bytes = chunk } else { bytes += chunk }
+            capacity = max(capacity, 65_536)
         }
-        buffer.removeSubrange(count...)
-        return buffer
+        if failure != 0 { throw Error(description: "cannot read \(path): \(String(cString: strerror(failure)))") }
+        return bytes
     }
 
     static func write(_ bytes: [UInt8], to path: String) throws {
