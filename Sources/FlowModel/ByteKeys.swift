@@ -83,3 +83,13 @@ public struct ByteKeys: Sendable {
         }
     }
 }
+
+extension Array where Element == String {
+    /// Sorted in UTF-8 byte order: the same as `sorted()` for NFC text (paths, page names),
+    /// without its Unicode work (2 000 page names: 5.6 M instructions with `sorted()`).
+    public func sortedByBytes() -> [String] {
+        var keys = ByteKeys(capacity: count)
+        for text in self { keys.appendKey(bytesOf: text) }
+        return keys.sortedPositions().map { self[$0] }
+    }
+}

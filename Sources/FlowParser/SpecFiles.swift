@@ -31,10 +31,7 @@ public enum SpecFiles {
                 diagnostics.append(Diagnostic(.noSpecs, severity: .error, location: .start(of: path),
                                               message: "no *.md specs in this directory"))
             }
-            // Byte order: the same as `<` for NFC names, without its Unicode work.
-            var keys = ByteKeys(capacity: found.count)
-            for path in found { keys.appendKey(bytesOf: path) }
-            files += keys.sortedPositions().map { found[$0] }
+            files += found.sortedByBytes()
         }
         // A file named twice (`flows flows/a.md`) is read once. One folder cannot name a file
         // twice (links to folders are not followed).

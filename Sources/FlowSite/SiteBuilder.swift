@@ -165,8 +165,9 @@ public struct SiteBuilder: Sendable {
         }
         options.memory.map { remember(written, output: target.output, in: $0) }
         report.succeeded = true
-        report.renderedPages = pages.render.map { "flows/" + pages.names[$0] }.sorted()
-        report.reusedPages = pages.reuse.map { "flows/" + pages.names[$0] }.sorted()
+        // (Page names are ASCII: byte order is `sorted()`'s.)
+        report.renderedPages = pages.render.map { "flows/" + pages.names[$0] }.sortedByBytes()
+        report.reusedPages = pages.reuse.map { "flows/" + pages.names[$0] }.sortedByBytes()
         // The build's models: tens of thousands of small objects at 2 000 flows, whose freeing
         // took tens of milliseconds. A process that exits right after keeps them; a long-running
         // caller (serve) has them freed on another thread, after this build has returned.
