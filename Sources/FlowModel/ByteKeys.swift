@@ -63,23 +63,45 @@ public struct ByteKeys: Sendable {
         ends.append(bytes.count)
     }
 
-    /// Positions 0..<count in the order of their keys.
+    /// Positions 0..<count in the order of their keys; equal keys keep their order.
+    ///
+    /// The bytes every key starts with order nothing and are skipped; each key's next 8 bytes,
+    /// read as one big-endian number (0 past the key's end), order most pairs with one integer
+    /// comparison, and only ties compare the rest with `memcmp`. (2 000 spec paths, which share
+    /// their folder: 2.5 M instructions with a `memcmp` per comparison.)
     public func sortedPositions() -> [Int] {
-        bytes.withUnsafeBufferPointer { buffer in
-            starts.withUnsafeBufferPointer { starts in
-                ends.withUnsafeBufferPointer { ends in
-                    let base = buffer.baseAddress
-                    return (0..<starts.count).sorted { a, b in
-                        let lengthA = ends[a] - starts[a], lengthB = ends[b] - starts[b]
-                        let common = Swift.min(lengthA, lengthB)
-                        if common > 0, let base {
-                            let order = memcmp(base + starts[a], base + starts[b], common)
-                            if order != 0 { return order < 0 }
-                        }
-                        return lengthA < lengthB
-                    }
-                }
+        let count = starts.count
+        guard count > 1, !bytes.isEmpty else { return Array(0..<count) }
+        return bytes.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            var shared = ends[0] - starts[0]
+            for key in 1..<count where shared > 0 {
+                let length = Swift.min(shared, ends[key] - starts[key])
+                var index = 0
+                while index < length, base[starts[0] + index] == base[starts[key] + index] { index += 1 }
+                shared = index
             }
+            var items: [(word: UInt64, position: Int)] = []
+            items.reserveCapacity(count)
+            for key in 0..<count {
+                let from = starts[key] + shared
+                let available = Swift.min(8, ends[key] - from)
+                var word: UInt64 = 0
+                for index in 0..<8 { word = word << 8 | (index < available ? UInt64(base[from + index]) : 0) }
+                items.append((word, key))
+            }
+            items.sort { a, b in
+                if a.word != b.word { return a.word < b.word }
+                let fromA = starts[a.position] + shared, fromB = starts[b.position] + shared
+                let lengthA = ends[a.position] - fromA, lengthB = ends[b.position] - fromB
+                let common = Swift.min(lengthA, lengthB)
+                if common > 0 {
+                    let order = memcmp(base + fromA, base + fromB, common)
+                    if order != 0 { return order < 0 }
+                }
+                return lengthA != lengthB ? lengthA < lengthB : a.position < b.position
+            }
+            return items.map(\.position)
         }
     }
 }

@@ -34,6 +34,27 @@ struct IndexOrderTests {
         }
     }
 
+    /// Whole-text keys that share a long start, are prefixes of each other, or are equal sort
+    /// as `sorted()` sorts them (ASCII: byte order is String order), and equal keys keep their
+    /// positions.
+    @Test func byteKeysSortSharedStartsAndTies() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["\u{0}", "a", "b", "0", "9", "-", "/", "\u{7F}"]
+        for _ in 0..<200 {
+            let start = String(repeating: "/tmp/flows/flow-", count: Int.random(in: 0...2, using: &generator))
+            let texts = (0..<Int.random(in: 2...60, using: &generator)).map { _ in
+                start + String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            }
+            #expect(texts.sortedByBytes() == texts.sorted())
+            var keys = ByteKeys()
+            for text in texts { keys.appendKey(bytesOf: text) }
+            let positions = keys.sortedPositions()
+            for (a, b) in zip(positions, positions.dropFirst()) where texts[a] == texts[b] {
+                #expect(a < b, "equal keys \(a) and \(b) out of order")
+            }
+        }
+    }
+
     /// Navigation first, then groups by their original's title, original before translations,
     /// translations in the configured language order.
     @Test func navigationThenTitlesThenLanguages() throws {
