@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowModel
+import FlowSite
 
 /// The root command. Each subcommand lives in its own file and hands off to a library type.
 public struct FlowspecCommand: AsyncParsableCommand {
@@ -32,6 +33,8 @@ public struct FlowspecCommand: AsyncParsableCommand {
     /// one (`flowspec chek` → "did you mean 'check'?"), exit status 64 like every usage error.
     public static func mainSuggestingCommands(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async {
         if let message = unknownSubcommand(in: arguments) { exit(withError: ValidationError(message)) }
+        // A site build's set-up starts on another core while ArgumentParser parses the arguments.
+        if let first = arguments.first, first == "build" || first == "serve" { SiteBuilder.prepare() }
         await main(arguments)
     }
 

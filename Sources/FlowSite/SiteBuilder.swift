@@ -253,6 +253,21 @@ public struct SiteBuilder: Sendable {
 }
 
 extension SiteBuilder {
+    /// Starts, on another core, what every build does first and what depends on nothing it is
+    /// given: OpenSSL's set-up (content hashes), the built-in provider profiles (which warms
+    /// Yams too) and the embedded theme's templates. `build` and `serve` call it before their
+    /// command line is parsed, which keeps the first core busy meanwhile (several milliseconds
+    /// of a one-flow rebuild; docs/benchmarks.md).
+    public static func prepare() {
+        DispatchQueue.global(qos: .userInitiated).async {
+            _ = ContentHash()
+            _ = Theme.embeddedTemplates
+            _ = ProviderCatalog.builtIn
+        }
+    }
+}
+
+extension SiteBuilder {
     /// Starts decoding OpenAPI descriptions on other threads: `serve` names the ones its first
     /// build's flows use, so the first edit of a flow finds its description decoded.
     public static func prefetchDescriptions(_ files: [String]) {

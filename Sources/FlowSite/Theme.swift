@@ -44,6 +44,17 @@ public struct Theme: Sendable {
         return try Theme(files: files, overridden: overridden.sorted(), labels: labels, labelOverrides: labelOverrides)
     }
 
+    /// The embedded theme's templates, compiled once per process (`SiteBuilder.prepare` has it
+    /// done on another core while the command line is parsed); a theme file with the same bytes
+    /// uses its compiled template.
+    static let embeddedTemplates: [String: (bytes: [UInt8], template: CompiledTemplate)] = {
+        var compiled: [String: (bytes: [UInt8], template: CompiledTemplate)] = [:]
+        for (name, text) in EmbeddedTheme.files where name.hasPrefix("templates/") && name.hasSuffix(".mustache") {
+            if let template = try? CompiledTemplate(text) { compiled[name] = (Array(text.utf8), template) }
+        }
+        return compiled
+    }()
+
     /// What `load` reads, as stamps: each override file's, and the label overrides. Nil when the
     /// folder cannot be listed (the theme is then loaded again).
     static func stamp(overrideDirectory: String, labelOverrides: [String: [String: String]]) -> String? {
@@ -79,6 +90,10 @@ public struct Theme: Sendable {
         var library = TemplateLibrary()
         for (name, bytes) in files where name.hasPrefix("templates/") && name.hasSuffix(".mustache") {
             let templateName = String(name.dropFirst("templates/".count).dropLast(".mustache".count))
+            if let embedded = Self.embeddedTemplates[name], embedded.bytes == bytes {
+                library.register(embedded.template, named: templateName)
+                continue
+            }
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw Error(message: "theme file \(name) is not UTF-8")
             }
@@ -139,8 +154,8 @@ public struct Theme: Sendable {
     /// The language's own name (`Tiếng Việt`), or its code.
     func languageName(_ code: String) -> String { languageNames[code] ?? code }
 
-    func render(_ context: TemplateValue, template: String) -> [UInt8] {
-        library.render(context, template: template)
+    func render(_ context: TemplateValue, template: String, capacity: Int = 16 * 1024) -> [UInt8] {
+        library.render(context, template: template, capacity: capacity)
     }
 
     func renderString(_ context: TemplateValue, template: String) -> String {
