@@ -29,9 +29,9 @@ struct PageRenderer: Sendable {
     /// with a reference Mustache implementation.
     var templateObserver: (@Sendable (TemplateValue, String, [UInt8]) -> Void)? = nil
 
-    func render(_ context: TemplateFields, template: String) -> [UInt8] {
+    func render(_ context: TemplateFields, template: String, capacity: Int = 16 * 1024) -> [UInt8] {
         let value = TemplateValue.object(context)
-        let bytes = theme.render(value, template: template)
+        let bytes = theme.render(value, template: template, capacity: capacity)
         templateObserver?(value, template, bytes)
         return bytes
     }

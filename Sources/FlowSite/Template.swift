@@ -202,11 +202,12 @@ struct TemplateLibrary: Sendable {
 
     func contains(_ name: String) -> Bool { templates[name] != nil }
 
-    /// Renders a template; an unknown name renders nothing.
-    func render(_ context: TemplateValue, template name: String) -> [UInt8] {
+    /// Renders a template; an unknown name renders nothing. `capacity`: the bytes expected (a
+    /// page that holds a large part, such as the index's cards, is not grown by doubling).
+    func render(_ context: TemplateValue, template name: String, capacity: Int = 16 * 1024) -> [UInt8] {
         guard let template = templates[name] else { return [] }
         var out: [UInt8] = []
-        out.reserveCapacity(16 * 1024)
+        out.reserveCapacity(capacity)
         var state = RenderState(stack: [context], indentation: [], inherited: nil)
         render(template.nodes, &state, into: &out)
         return out
