@@ -107,11 +107,16 @@ public struct Linter: Sendable {
     }
 
     /// Each flow's `openapi:` description, each file read once however many flows name it.
+    /// Several files are decoded on several threads.
     static func openAPIDescriptions(for flows: [Flow]) -> [Result<APIDescription, APIDescriptionProblem>?] {
+        let files = flows.map { flow in flow.openapi.map { APIDescriptionLoader.resolve($0, specFile: flow.file) } }
+        let distinct = Set(files.compactMap { try? $0?.get() })
+        if distinct.count > 1 { APIDescriptionLoader.prefetch(Array(distinct)) }
         var loaded: [String: Result<APIDescription, APIDescriptionProblem>] = [:]
-        return flows.map { flow in
-            guard let written = flow.openapi else { return nil }
-            switch APIDescriptionLoader.resolve(written, specFile: flow.file) {
+        return files.map { resolved in
+            switch resolved {
+            case nil:
+                return nil
             case .failure(let problem):
                 return .failure(problem)
             case .success(let file):

@@ -72,11 +72,14 @@ extension SpecParser {
     /// scheduling): the one loader behind lint, check, mock, export, build and serve. A spec
     /// whose bytes are given (already read and hashed by the site's incremental build) is not
     /// read again.
-    public func parseAll(_ specs: [(path: String, bytes: [UInt8]?)]) -> [ParseResult] {
+    /// `parsed`, when given, sees each result as soon as it is made, on the thread that made it.
+    public func parseAll(_ specs: [(path: String, bytes: [UInt8]?)], parsed: (@Sendable (ParseResult) -> Void)? = nil) -> [ParseResult] {
         let results = OrderedSlots<ParseResult>(count: specs.count)
         DispatchQueue.concurrentPerform(iterations: specs.count) { index in
             let spec = specs[index]
-            results.set(index, spec.bytes.map { parse(bytes: $0, file: spec.path) } ?? parse(fileAt: spec.path))
+            let result = spec.bytes.map { parse(bytes: $0, file: spec.path) } ?? parse(fileAt: spec.path)
+            parsed?(result)
+            results.set(index, result)
         }
         return results.values
     }

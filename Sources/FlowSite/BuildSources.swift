@@ -172,8 +172,18 @@ extension SiteBuilder {
         return ParsedSpecs(sources: parseSources, results: parsed, flows: flows, diagnostics: diagnostics, diagnosticsByFile: byFile)
     }
 
+    /// Parses on all cores. The first flow that names an OpenAPI description has it decoded on
+    /// another thread meanwhile: lint needs it, and decoding one is tens of milliseconds of
+    /// OpenAPIKit's first-use work that would otherwise run alone between parsing and linting.
     func parse(_ sources: [Source]) -> [ParseResult] {
-        parser.parseAll(sources.map { (path: $0.path, bytes: $0.bytes) })
+        let requested = Locked<Set<String>>([])
+        return parser.parseAll(sources.map { (path: $0.path, bytes: $0.bytes) }) { result in
+            guard let flow = result.flow, let written = flow.openapi,
+                  case .success(let file) = APIDescriptionLoader.resolve(written, specFile: flow.file),
+                  requested.withLock({ $0.insert(file).inserted })
+            else { return }
+            APIDescriptionLoader.prefetch([file])
+        }
     }
 }
 
