@@ -103,48 +103,58 @@ extension SiteBuilder {
     }
 
     /// Search index in shards (a flow's shard comes from its path), so a rebuild rewrites only
-    /// the shards whose flows changed. Each shard keeps its flows' fragments in the cache.
+    /// the shards whose flows changed. Each shard keeps its flows' fragments in the cache. The
+    /// shards are made on all cores (a full build of 2 000 flows writes 27 MB of them).
     func searchShardFiles(_ infos: [FlowInfo], order: [Int], previous: PreviousBuild, output: String) -> SearchShardFiles {
         var shardMembers = [[Int]](repeating: [], count: Self.searchShards)
         for index in order { shardMembers[infos[index].shard].append(index) }
         var oldShardMembers = [Int](repeating: 0, count: Self.searchShards)
         for entry in previous.cache?.entries ?? [] { oldShardMembers[previous.shard(of: entry.path)] += 1 }
-        var files = SearchShardFiles(written: [:], reused: [])
-        for shard in 0..<Self.searchShards {
-            let members = shardMembers[shard]
+        let made = OrderedSlots<(js: [UInt8], cache: [UInt8], fragments: [String: [UInt8]])?>(count: Self.searchShards)
+        let members = shardMembers, oldMembers = oldShardMembers
+        DispatchQueue.concurrentPerform(iterations: Self.searchShards) { shard in
             // The same members as before (paths are unique: as many, each one there before),
-            // none of them parsed by this build.
-            let unchanged = previous.cache != nil && members.count == oldShardMembers[shard]
-                && members.allSatisfy { infos[$0].flow == nil && infos[$0].previous != nil }
+            // none of them parsed by this build: the shard is kept.
+            let unchanged = previous.cache != nil && members[shard].count == oldMembers[shard]
+                && members[shard].allSatisfy { infos[$0].flow == nil && infos[$0].previous != nil }
                 && FileSystem.exists(output + "/" + Self.searchShardPath(shard))
-            if unchanged { files.reused.append(shard); continue }
-            var fragments: [String: [UInt8]] = [:]
-            if members.contains(where: { infos[$0].flow == nil }) {
-                fragments = searchFragments(at: output + "/" + Self.searchCachePath(shard))
-            }
-            var cacheLines: [(String, [UInt8])] = []
-            var written: [String: [UInt8]] = [:]
-            for index in members {
-                let fragment = infos[index].flow != nil ? Array(infos[index].search.utf8) : (fragments[infos[index].path] ?? [])
-                cacheLines.append((infos[index].path, fragment))
-                if options.memory != nil { written[infos[index].path] = fragment }
-            }
-            // Written as bytes: at 2 000 flows a shard is over a megabyte, and joining it as
-            // Strings then converting it cost more than the rest of the shard's work.
-            var js: [UInt8] = []
-            js.reserveCapacity(cacheLines.reduce(256) { $0 + $1.1.count + 2 })
-            js.append(contentsOf: "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n".utf8)
-            js.append(contentsOf: "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n".utf8)
-            var first = true
-            for (_, fragment) in cacheLines where !fragment.isEmpty {
-                if !first { js.append(contentsOf: ",\n".utf8) }
-                first = false
-                js.append(contentsOf: fragment)
-            }
-            js.append(contentsOf: "\n]);\n".utf8)
-            files.written[shard] = (js, BuildCache.serializeFragments(cacheLines), written)
+            made.set(shard, unchanged ? nil : searchShard(shard, members: members[shard], infos, output: output))
+        }
+        var files = SearchShardFiles(written: [:], reused: [])
+        for (shard, shardFiles) in made.values.enumerated() {
+            if let shardFiles { files.written[shard] = shardFiles } else { files.reused.append(shard) }
         }
         return files
+    }
+
+    /// One shard's script, its cache of fragments, and (for `serve`'s memory) the fragments.
+    private func searchShard(_ shard: Int, members: [Int], _ infos: [FlowInfo], output: String)
+        -> (js: [UInt8], cache: [UInt8], fragments: [String: [UInt8]]) {
+        var fragments: [String: [UInt8]] = [:]
+        if members.contains(where: { infos[$0].flow == nil }) {
+            fragments = searchFragments(at: output + "/" + Self.searchCachePath(shard))
+        }
+        var cacheLines: [(String, [UInt8])] = []
+        var written: [String: [UInt8]] = [:]
+        for index in members {
+            let fragment = infos[index].flow != nil ? Array(infos[index].search.utf8) : (fragments[infos[index].path] ?? [])
+            cacheLines.append((infos[index].path, fragment))
+            if options.memory != nil { written[infos[index].path] = fragment }
+        }
+        // Written as bytes: at 2 000 flows a shard is over a megabyte, and joining it as
+        // Strings then converting it cost more than the rest of the shard's work.
+        var js: [UInt8] = []
+        js.reserveCapacity(cacheLines.reduce(256) { $0 + $1.1.count + 2 })
+        js.append(contentsOf: "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n".utf8)
+        js.append(contentsOf: "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n".utf8)
+        var first = true
+        for (_, fragment) in cacheLines where !fragment.isEmpty {
+            if !first { js.append(contentsOf: ",\n".utf8) }
+            first = false
+            js.append(contentsOf: fragment)
+        }
+        js.append(contentsOf: "\n]);\n".utf8)
+        return (js, BuildCache.serializeFragments(cacheLines), written)
     }
 
     /// A search shard's cached fragments by spec path: as the memory holds them while the file
