@@ -71,6 +71,7 @@ extension SiteBuilder {
         // (Made with the same theme and configuration: the global key covers both.)
         let remembered = options.memory?.cards.value.flatMap { $0.globalKey == globalKey ? $0.cards : nil } ?? [:]
         var used: [String: SiteBuildMemory.Card] = [:]
+        let languagesContext = members.isEmpty ? nil : renderer.cardLanguagesContext()
         for index in order {
             let key = infos[index].groupKey
             guard !members.isEmpty, let group = members[key] else {
@@ -85,7 +86,7 @@ extension SiteBuilder {
             if let known = remembered[key], known.card == infos[index].card, known.others == others {
                 html = known.html
             } else {
-                html = renderer.cardWithLanguages(infos[index].card, others: others)
+                html = renderer.cardWithLanguages(infos[index].card, others: others, base: languagesContext)
             }
             if options.memory != nil { used[key] = SiteBuildMemory.Card(card: infos[index].card, others: others, html: html) }
             cardsHTML.append(contentsOf: html)

@@ -53,42 +53,43 @@ extension SiteBuilder {
         _ sources: [Source], _ specs: ParsedSpecs, _ plan: ParsePlan, _ previous: PreviousBuild, diagnostics: inout [Diagnostic]
     ) -> [FlowInfo] {
         let parsedByPath = Dictionary(specs.flows.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
-        // Sources are read in place, not copied per element: at 2 000 flows each copy's retains
-        // were cache misses on objects spread over the heap (perf: swift_retain was a sixth of
-        // serve's warm rebuild).
-        @Sendable func describe(_ index: Int) -> (info: FlowInfo?, replayed: [Diagnostic]) {
+        @Sendable func describe(_ index: Int, _ flow: Flow) -> FlowInfo {
             let path = sources[index].path
-            if let flow = parsedByPath[path] {
-                let plainTitle = MarkdownRenderer.plainText(source: flow.title).trimmingCharacters()
-                let record = FlowRecord(
-                    path: path, contentHash: sources[index].hash, id: flow.id, lang: flow.lang,
-                    translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
-                    tags: flow.tags, card: [], openapi: APIDescriptionCache.file(for: flow) ?? "", pageKey: "")
-                return (FlowInfo(
-                    record: record, shard: previous.shard(of: path), diagnostics: specs.diagnosticsByFile[path] ?? [], flow: flow,
-                    previous: sources[index].previous, stat: sources[index].stat), [])
-            } else if let entry = sources[index].previous, !plan.toParse.contains(path) {
-                let decoder = JSONDecoder()
-                let replayed = entry.diagnostics.isEmpty
-                    ? [] : entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
-                return (FlowInfo(record: entry.record, shard: previous.shard(of: path), diagnostics: replayed, flow: nil, previous: entry, stat: sources[index].stat), replayed)
-            }
-            return (nil, [])
+            let plainTitle = MarkdownRenderer.plainText(source: flow.title).trimmingCharacters()
+            let record = FlowRecord(
+                path: path, contentHash: sources[index].hash, id: flow.id, lang: flow.lang,
+                translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
+                tags: flow.tags, card: [], openapi: APIDescriptionCache.file(for: flow) ?? "", pageKey: "")
+            return FlowInfo(
+                record: record, shard: previous.shard(of: path), diagnostics: specs.diagnosticsByFile[path] ?? [], flow: flow,
+                previous: sources[index].previous, stat: sources[index].stat)
         }
-        // Many parsed flows (a full build) are described on all cores: 25 ms on one at 2 000.
-        var described: [(info: FlowInfo?, replayed: [Diagnostic])]
+        // Many parsed flows (a full build) are described on all cores first: 25 ms on one at
+        // 2 000 flows.
+        var described: [FlowInfo?] = []
         if parsedByPath.count >= 64 {
-            let slots = OrderedSlots<(info: FlowInfo?, replayed: [Diagnostic])>(count: sources.count)
-            DispatchQueue.concurrentPerform(iterations: sources.count) { slots.set($0, describe($0)) }
+            let slots = OrderedSlots<FlowInfo?>(count: sources.count)
+            DispatchQueue.concurrentPerform(iterations: sources.count) { index in
+                slots.set(index, parsedByPath[sources[index].path].map { describe(index, $0) })
+            }
             described = slots.values
-        } else {
-            described = sources.indices.map(describe)
         }
         var infos: [FlowInfo] = []
         infos.reserveCapacity(sources.count)
-        for index in described.indices {
-            diagnostics += described[index].replayed
-            if let info = described[index].info.take() { infos.append(info) }
+        let decoder = JSONDecoder()
+        // Sources and infos are read in place, not copied per element: at 2 000 flows each
+        // copy's retains were cache misses on objects spread over the heap (perf: swift_retain
+        // was a sixth of serve's warm rebuild).
+        for index in sources.indices {
+            let path = sources[index].path
+            if let flow = parsedByPath[path] {
+                infos.append(described.isEmpty ? describe(index, flow) : described[index].take()!)
+            } else if let entry = sources[index].previous, !plan.toParse.contains(path) {
+                let replayed = entry.diagnostics.isEmpty
+                    ? [] : entry.diagnostics.split(separator: "\n").compactMap { try? decoder.decode(Diagnostic.self, from: Data($0.utf8)) }
+                diagnostics += replayed
+                infos.append(FlowInfo(record: entry.record, shard: previous.shard(of: path), diagnostics: replayed, flow: nil, previous: entry, stat: sources[index].stat))
+            }
         }
         return infos
     }

@@ -23,16 +23,22 @@ extension PageRenderer {
     }
 
     /// A cached card with its translations' languages added before its closing `</li>`.
-    func cardWithLanguages(_ card: [UInt8], others: [TranslationLink]) -> [UInt8] {
+    /// `base`: `cardLanguagesContext()`, made once for all the cards of an index (made per card,
+    /// its labels and site fields were 25 000 instructions a card).
+    func cardWithLanguages(_ card: [UInt8], others: [TranslationLink], base: TemplateFields? = nil) -> [UInt8] {
         guard !others.isEmpty else { return card }
-        let labels = theme.labels(for: config.language)
-        var context = baseContext(lang: config.language, root: "", labels: labels)
+        var context = base ?? cardLanguagesContext()
         context["links"] = .list(others.map { link -> TemplateValue in
             ["href": .string("flows/" + SiteBuilder.fileName(link.id)), "lang": .string(link.lang), "name": .string(theme.languageName(link.lang)), "title": .string(link.title)]
         })
         let languages = render(context, template: "card-languages")
         guard let close = Self.lastClosingItem(in: card) else { return card + languages }
         return Array(card[..<close]) + languages + Array(card[close...])
+    }
+
+    /// The context every card's language links start from.
+    func cardLanguagesContext() -> TemplateFields {
+        baseContext(lang: config.language, root: "", labels: theme.labels(for: config.language))
     }
 
     /// Where the last `</li>` of a card starts, searched from the end (Foundation's backwards
