@@ -34,7 +34,8 @@ public struct FlowspecCommand: AsyncParsableCommand {
     public static func mainSuggestingCommands(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) async {
         if let message = unknownSubcommand(in: arguments) { exit(withError: ValidationError(message)) }
         // A site build's set-up starts on another core while ArgumentParser parses the arguments.
-        if let first = arguments.first, first == "build" || first == "serve" { SiteBuilder.prepare() }
+        let siteCommands = [BuildCommand.configuration.commandName, ServeCommand.configuration.commandName]
+        if let first = arguments.first, siteCommands.contains(first) { SiteBuilder.prepare() }
         await main(arguments)
     }
 
