@@ -26,6 +26,20 @@ extension CheckServers {
         await transport.shutdown()
     }
 
+    /// AsyncHTTPClient's deadline ends when the head arrives: the body is bounded by the
+    /// transport's own timer, which cancels the request.
+    @Test func bodyThatStallsAfterTheHeadTimesOutWithinTheTimeout() async throws {
+        let server = try HostileServer(.stallBody)
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let result = await get(server.url, timeout: 0.5)
+        let elapsed = ContinuousClock.now - started
+        #expect(result.failure == .timeout(seconds: 0.5))
+        #expect(result.status == nil)
+        #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(3))
+        await transport.shutdown()
+    }
+
     @Test func resetConnectionIsNamed() async throws {
         let server = try HostileServer(.reset)
         defer { server.stop() }

@@ -134,35 +134,28 @@ public final class AHCTransport: BackendTransport {
         let client = client
         let prepared = outgoing
         let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1000))
-        let outcome: Result<HTTPResult, any Error>? = await withTaskGroup(of: Result<HTTPResult, any Error>?.self) { group in
-            group.addTask {
-                do {
-                    let response = try await client.execute(prepared, deadline: deadline)
-                    var body: [UInt8] = []
-                    var truncated = false
-                    for try await buffer in response.body {
-                        let room = cap - body.count
-                        if buffer.readableBytes > room {
-                            body.append(contentsOf: buffer.readableBytesView.prefix(room))
-                            truncated = true
-                            break
-                        }
-                        body.append(contentsOf: buffer.readableBytesView)
-                    }
-                    let headers = response.headers.map { HeaderField(name: $0.name, value: $0.value) }
-                    return .success(HTTPResult(status: Int(response.status.code), headers: headers, body: body, truncated: truncated))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        // AsyncHTTPClient's deadline ends when the response's head arrives; the body is bounded
+        // by a timer on the event loop that cancels the request. Not a racing `Task.sleep`: a
+        // cancelled sleep keeps its timer and task until its deadline has passed, so a run kept
+        // one per request of the last `timeout` seconds (megabytes in a long check).
+        let state = Locked(RequestState.running)
+        let work = Task {
+            let result = await Self.receive(prepared, from: client, deadline: deadline, cap: cap)
+            state.withLock { if $0 == .running { $0 = .finished } }
+            return result
         }
+        let timer = client.eventLoopGroup.any().scheduleTask(deadline: deadline) {
+            let expired = state.withLock { state -> Bool in
+                guard state == .running else { return false }
+                state = .expired
+                return true
+            }
+            if expired { work.cancel() }
+        }
+        let finished = await withTaskCancellationHandler { await work.value } onCancel: { work.cancel() }
+        timer.cancel()
+        // Whatever the cancelled request ended with, the deadline passed first.
+        let outcome: Result<HTTPResult, any Error>? = state.value == .expired ? nil : finished
         switch outcome {
         case .none:
             // Nothing answered in time: tell "nothing listens" apart from "listens but slow".
@@ -175,6 +168,31 @@ public final class AHCTransport: BackendTransport {
             return result
         case .failure(let error)?:
             return HTTPResult(status: nil, elapsedMS: elapsed(), failure: Self.classify(error, timeout: timeout))
+        }
+    }
+
+    /// Which came first: the request's end or its deadline.
+    private enum RequestState: Sendable { case running, finished, expired }
+
+    /// Sends `request` and reads its body up to `cap` bytes.
+    private static func receive(_ request: HTTPClientRequest, from client: HTTPClient, deadline: NIODeadline, cap: Int) async -> Result<HTTPResult, any Error> {
+        do {
+            let response = try await client.execute(request, deadline: deadline)
+            var body: [UInt8] = []
+            var truncated = false
+            for try await buffer in response.body {
+                let room = cap - body.count
+                if buffer.readableBytes > room {
+                    body.append(contentsOf: buffer.readableBytesView.prefix(room))
+                    truncated = true
+                    break
+                }
+                body.append(contentsOf: buffer.readableBytesView)
+            }
+            let headers = response.headers.map { HeaderField(name: $0.name, value: $0.value) }
+            return .success(HTTPResult(status: Int(response.status.code), headers: headers, body: body, truncated: truncated))
+        } catch {
+            return .failure(error)
         }
     }
 

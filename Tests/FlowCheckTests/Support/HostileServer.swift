@@ -13,6 +13,9 @@ final class HostileServer: @unchecked Sendable {
         case raw(String)
         /// Read the request, then never answer.
         case hang
+        /// Send a response head announcing a 100-byte body and its first 10 bytes, then never
+        /// send the rest.
+        case stallBody
         /// Read the request, then reset the connection (SO_LINGER 0).
         case reset
         /// Send a response head announcing `bytes` and stream that many bytes.
@@ -129,7 +132,11 @@ final class HostileServer: @unchecked Sendable {
         case .dynamic(let answer):
             _ = sendAll(fd, Array(answer(request).utf8))
             finish(fd)
-        case .hang:
+        case .hang, .stallBody:
+            if case .stallBody = behaviour {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"partial\""
+                guard sendAll(fd, Array(head.utf8)) else { finish(fd); return }
+            }
             var buffer = [UInt8](repeating: 0, count: 64)
             while !isStopped, recv(fd, &buffer, buffer.count, 0) > 0 {}
             finish(fd)
