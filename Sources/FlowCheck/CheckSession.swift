@@ -43,6 +43,10 @@ public struct CheckConfiguration: Sendable {
     public var defects: [String]
     public var random: any RandomSource
     public var clock: @Sendable () -> Date
+    /// Items per round against the embedded backend (`RunPlan`): whole flows, each round with
+    /// fresh mocks, so a long run's memory is bounded by a round's.
+    public var roundItems: Int = CheckConfiguration.defaultRoundItems
+    public static let defaultRoundItems = 1000
 
     public init(
         backendURL: String? = nil, timeout: Double = 10, concurrency: Int? = nil, planner: Planner = Planner(),
@@ -78,63 +82,45 @@ public enum CheckSession {
     public static func run(
         flows: [Flow], configuration: CheckConfiguration, console: Console, transport: (any BackendTransport)? = nil
     ) async -> (exitCode: Int32, report: CheckReport?) {
-        let items = configuration.planner.plan(flows: flows)
-        if items.isEmpty {
+        let plan = RunPlan(
+            flows: flows, planner: configuration.planner, roundItems: configuration.backendURL == nil ? configuration.roundItems : nil)
+        if plan.total == 0 {
             console.line("error: no scenario or token case matches the given --flow/--case/--shard")
             if configuration.planner.shard == nil { return (CommandExit.badInput, nil) }
         }
-
-        // Only the flows this run touches start anything: a flow without a provider starts none.
-        let planned = Set(items.map(\.flowID))
-        let plannedFlows = flows.filter { planned.contains($0.id) }
-        let catalog = configuration.planner.providers
-        // The RSA keys this plan will need, started now on every core (the servers start and
-        // the first items run meanwhile).
-        RSAKeyPool.shared.prefetch(Self.keysNeeded(items: items, flows: plannedFlows, catalog: catalog))
-        let servers: StartedServers
-        do {
-            if let url = configuration.backendURL {
-                servers = try await startProviders(for: url, flows: plannedFlows, configuration: configuration, console: console)
-            } else {
-                servers = try await startEmbeddedMocks(flows: plannedFlows, configuration: configuration, console: console)
-            }
-        } catch {
-            return (error.exitCode, nil)
-        }
-        let (providers, backendURL, stopServers, clientID) = (servers.providers, servers.backendURL, servers.stop, servers.clientID)
-        await limitKeys(of: providers, items: items)
-        await prepareKeys(of: providers, items: items)
-
         let transport = CountingTransport(transport ?? AHCTransport())
-        // Reachability: something must accept TCP connections there (any HTTP answer will do).
-        if let failure = await TCPProbe.check(url: backendURL, timeout: configuration.timeout) {
-            console.line("error: backend unreachable at \(backendURL): \(failure)")
-            await transport.shutdown()
-            await stopServers()
-            return (CommandExit.unreachable, nil)
-        }
-
+        let log = ResultLog(expected: plan.total)
         let startedAt = configuration.clock()
         let clock = ContinuousClock.now
-        let environment = RunEnvironment(
-            backendURL: backendURL, transport: transport, providers: providers,
-            defaultClientID: clientID,
-            timeout: configuration.timeout, observeWait: min(configuration.timeout, 2), random: configuration.random)
-        let checker = Checker(environment: environment, concurrency: configuration.concurrency) { result, done, total in
-            console.progress(result, done: done, total: total)
+        var backendURL: String?
+        var done = 0
+        for round in plan.rounds {
+            let items = plan.items(of: round)
+            let outcome = await runRound(
+                items, flows: plan.flows(of: round), configuration: configuration, console: console,
+                transport: transport, log: log, done: done, total: plan.total, announce: backendURL == nil)
+            switch outcome {
+            case .success(let url):
+                backendURL = backendURL ?? url
+            case .failure(let failure):
+                await transport.shutdown()
+                return (failure.exitCode, nil)
+            }
+            done += items.count
         }
-        let results = await checker.run(items: items, flows: flows)
         let elapsed = ContinuousClock.now - clock
         await transport.shutdown()
-        await stopServers()
+        if plan.rounds.count > 1 {
+            console.line("checked in \(plan.rounds.count) rounds of at most \(configuration.roundItems) items, each against a fresh embedded backend and providers")
+        }
 
         let report = CheckReport(
             tool: .init(version: FlowCheck.version), startedAt: ISO8601DateFormatter().string(from: startedAt),
             durationMS: elapsed.wholeMilliseconds,
-            backend: .init(url: backendURL, embedded: configuration.backendURL == nil, defects: configuration.defects.sorted()),
+            backend: .init(url: backendURL ?? "", embedded: configuration.backendURL == nil, defects: configuration.defects.sorted()),
             shard: configuration.planner.shard,
-            flows: flows.filter { planned.contains($0.id) }.map { .init(id: $0.id, title: $0.title, file: $0.file) },
-            ordered: results)
+            flows: plan.flows.map { .init(id: $0.id, title: $0.title, file: $0.file) },
+            ordered: ReportResults(log: log))
         return publish(report, requestsSent: transport.requestsSent, configuration: configuration, console: console)
     }
 }
@@ -193,7 +179,7 @@ extension CheckSession {
     }
 
     /// The embedded mock backend, derived from the specs, with generated client credentials.
-    static func startEmbeddedMocks(flows plannedFlows: [Flow], configuration: CheckConfiguration, console: Console) async throws(StartFailure) -> StartedServers {
+    static func startEmbeddedMocks(flows plannedFlows: [Flow], configuration: CheckConfiguration, console: Console, announce: Bool = true) async throws(StartFailure) -> StartedServers {
         let catalog = configuration.planner.providers
         var providers: [String: FlowProvider] = [:]
         var defects = Set<Defect>()
@@ -220,7 +206,9 @@ extension CheckSession {
             providers[flow.id] = FlowProvider(provider: provider, profile: profile, nonce: catalog.nonceTransform(for: flow))
         }
         let backendURL = mocks.backendURL.absoluteString
-        console.line("backend: embedded mock at \(backendURL)" + (defects.isEmpty ? "" : " with defects: " + configuration.defects.sorted().joined(separator: ", ")))
+        if announce {
+            console.line("backend: embedded mock at \(backendURL)" + (defects.isEmpty ? "" : " with defects: " + configuration.defects.sorted().joined(separator: ", ")))
+        }
         return StartedServers(
             providers: providers, backendURL: backendURL, stop: { await mocks.stop() },
             clientID: mocks.registrations.first?.clientID ?? StartedServers.defaultClientID)

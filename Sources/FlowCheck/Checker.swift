@@ -23,14 +23,21 @@ public struct Checker: Sendable {
 
     /// Runs `items`; their results in report order, kept on disk as they come (`ResultLog`).
     public func run(items: [WorkItem], flows: [Flow]) async -> ReportResults {
+        let log = ResultLog(expected: items.count)
+        await run(items: items, flows: flows, into: log)
+        return ReportResults(log: log)
+    }
+
+    /// Runs `items`, appending their results to `log` as they come. `onResult` counts from
+    /// `done` of `total` (a round of a longer run).
+    func run(items: [WorkItem], flows: [Flow], into log: ResultLog, done alreadyDone: Int = 0, total: Int? = nil) async {
         let flowsByID = Dictionary(flows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let runner = ItemRunner(env: environment)
         // Positions, not copies: a 10× run's items are megabytes.
         let shared = items.indices.filter { !items[$0].isExclusive }
         let exclusive = items.indices.filter { items[$0].isExclusive }
-        let total = items.count
-        let log = ResultLog(expected: total)
-        var done = 0
+        let total = total ?? items.count
+        var done = alreadyDone
         let onResult = onResult
         // What an exclusive item changes belongs to its flow's provider: a provider's exclusive
         // items run one at a time, once none of its other items is left to start or finish —
@@ -77,7 +84,6 @@ public struct Checker: Sendable {
                 while next < shared.count, running < concurrency { add() }
             }
         }
-        return ReportResults(log: log)
     }
 
     /// The mock provider an item's flow uses (nil: the flow has none).

@@ -1,0 +1,111 @@
+import FlowMocks
+import FlowModel
+import FlowParser
+import Foundation
+
+/// What a run checks, in rounds: whole flows in plan order (by id), each round at most
+/// `roundItems` items (a flow with more is a round of its own). Against the embedded backend
+/// each round has its own mock backend and providers, stopped before the next round starts, so
+/// that what they keep per sign-in (accounts, sessions, replay caches, recorded calls, rotated
+/// keys) is bounded by a round instead of growing with the run. A round is what `check --flow`
+/// of its flows would run: every item signs in afresh, and an item's baseline (`P1`) is in its
+/// own flow. Without a shard each round's items are planned when the round starts (the plan of
+/// a whole 10× run is megabytes); a shard's slice is chosen over the whole plan, so a sharded
+/// run plans once.
+struct RunPlan {
+    /// The flows with planned items, by id (plan order).
+    let flows: [Flow]
+    /// Rounds as ranges of `flows`; at least one, empty when nothing is planned (the servers
+    /// still start, and a live backend is still probed).
+    let rounds: [Range<Int>]
+    let total: Int
+    private let planner: Planner
+    /// The whole plan, when it cannot be made round by round.
+    private let planned: [WorkItem]?
+
+    /// `roundItems` nil: one round (a live backend: its providers must stay where it was
+    /// pointed).
+    init(flows: [Flow], planner: Planner, roundItems: Int?) {
+        self.planner = planner
+        var counts: [String: Int] = [:]
+        if planner.shard != nil || roundItems == nil {
+            let items = planner.plan(flows: flows)
+            for item in items { counts[item.flowID, default: 0] += 1 }
+            planned = items
+        } else {
+            for flow in flows { counts[flow.id] = planner.plan(flows: [flow]).count }
+            planned = nil
+        }
+        let kept = flows.filter { (counts[$0.id] ?? 0) > 0 }.sorted { $0.id < $1.id }
+        self.flows = kept
+        total = counts.values.reduce(0, +)
+        let limit = max(1, roundItems ?? .max)
+        var rounds: [Range<Int>] = []
+        var start = 0
+        var size = 0
+        for (position, flow) in kept.enumerated() {
+            let count = counts[flow.id] ?? 0
+            if position > start, size + count > limit {
+                rounds.append(start..<position)
+                (start, size) = (position, 0)
+            }
+            size += count
+        }
+        rounds.append(start..<kept.count)
+        self.rounds = rounds
+    }
+
+    func flows(of round: Range<Int>) -> [Flow] { Array(flows[round]) }
+
+    /// The round's items, in plan order.
+    func items(of round: Range<Int>) -> [WorkItem] {
+        let roundFlows = flows(of: round)
+        guard let planned else { return planner.plan(flows: roundFlows) }
+        if rounds.count == 1 { return planned }
+        let ids = Set(roundFlows.map(\.id))
+        return planned.filter { ids.contains($0.flowID) }
+    }
+}
+
+extension CheckSession {
+    /// Starts a round's servers, runs its items into `log` and stops the servers. The backend's
+    /// URL, or the exit code of a server that could not start or a backend out of reach.
+    /// `announce`: print where the backend and providers are (the first round only).
+    static func runRound(
+        _ items: [WorkItem], flows roundFlows: [Flow], configuration: CheckConfiguration, console: Console,
+        transport: CountingTransport, log: ResultLog, done: Int, total: Int, announce: Bool
+    ) async -> Result<String, StartFailure> {
+        let catalog = configuration.planner.providers
+        // The RSA keys this round will need, started now on every core (the servers start and
+        // the first items run meanwhile).
+        RSAKeyPool.shared.prefetch(Self.keysNeeded(items: items, flows: roundFlows, catalog: catalog))
+        let servers: StartedServers
+        do {
+            if let url = configuration.backendURL {
+                servers = try await startProviders(for: url, flows: roundFlows, configuration: configuration, console: console)
+            } else {
+                servers = try await startEmbeddedMocks(flows: roundFlows, configuration: configuration, console: console, announce: announce)
+            }
+        } catch {
+            return .failure(error)
+        }
+        await limitKeys(of: servers.providers, items: items)
+        await prepareKeys(of: servers.providers, items: items)
+        // Reachability: something must accept TCP connections there (any HTTP answer will do).
+        if let failure = await TCPProbe.check(url: servers.backendURL, timeout: configuration.timeout) {
+            console.line("error: backend unreachable at \(servers.backendURL): \(failure)")
+            await servers.stop()
+            return .failure(StartFailure(exitCode: CommandExit.unreachable))
+        }
+        let environment = RunEnvironment(
+            backendURL: servers.backendURL, transport: transport, providers: servers.providers,
+            defaultClientID: servers.clientID,
+            timeout: configuration.timeout, observeWait: min(configuration.timeout, 2), random: configuration.random)
+        let checker = Checker(environment: environment, concurrency: configuration.concurrency) { result, done, total in
+            console.progress(result, done: done, total: total)
+        }
+        await checker.run(items: items, flows: roundFlows, into: log, done: done, total: total)
+        await servers.stop()
+        return .success(servers.backendURL)
+    }
+}
