@@ -7,7 +7,8 @@
 #   2. start-up: one-flow checks next to `lint` of the same file;
 #   3. shards: `--shard i/n` in n processes at once + `--merge`, n = 1, 2, 4 — wall time, and the
 #      merged verdicts compared with the unsharded run's;
-#   4. memory: peak RSS of a check of flows/ and of 10 copies of it;
+#   4. memory: peak RSS and anonymous memory of a check of flows/ and of 10 copies of it (and 30
+#      in full mode);
 #   5. instructions (callgrind, stable whatever the machine's load): per item of one flow's check
 #      and per flow built (`flowspec build`), next to one RS256 signature by `openssl dgst`;
 #   6. anchors: wrk against the same mock HTTP server, `openssl speed rsa2048`, RSA-2048 key
@@ -198,23 +199,48 @@ for n in 1 2 4; do
   echo "shards n=$n (n processes at once + merge): wall ${wall}s; $same"
 done
 
-# 4. Memory over a run 10 times larger: flows/ copied 10 times (ids made unique).
-mkdir -p "$out/x10"
+# 4. Memory over a run 10 (and, in full mode, 30) times larger: flows/ copied (ids made unique).
+# Peak RSS (GNU time) counts the pages of the binary and its libraries it has touched, which move
+# by a few MiB from run to run; the anonymous memory (RssAnon: heap and stacks) is what a longer
+# run could grow, sampled every 20 ms from /proc.
+memory() {  # memory LOG ARGS…: "peakRSS peakAnon" in MiB of `flowspec ARGS…`
+  local log=$1; shift
+  /usr/bin/time -f "%M" -o "$out/rss.m" "$bin" "$@" > "$log" 2>&1 &
+  local tpid=$! pid="" anon=0 a
+  while kill -0 "$tpid" 2>/dev/null; do
+    [ -n "$pid" ] || pid=$(pgrep -P "$tpid" | head -1 || true)
+    if [ -n "$pid" ]; then
+      a=$(awk '/^RssAnon/{print $2}' "/proc/$pid/status" 2>/dev/null || true)
+      [ "${a:-0}" -gt "$anon" ] && anon=$a
+    fi
+    sleep 0.02
+  done
+  wait "$tpid" || true
+  echo "$(( $(tail -1 "$out/rss.m") / 1024 )) $(python3 -c "print(f'{$anon / 1024:.1f}')")"
+}
 cp -r openapi "$out/openapi"  # the flows name ../openapi/*.yaml
-python3 - flows "$out/x10" <<'PY'
+copies=(1 10); [ "$mode" = full ] && copies+=(30)
+line="memory, peak RSS / anonymous:"
+for k in "${copies[@]}"; do
+  mkdir -p "$out/x$k"
+  python3 - flows "$out/x$k" "$k" <<'PY2'
 import os, re, sys
-src, dst = sys.argv[1], sys.argv[2]
-for k in range(10):
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for k in range(n):
     for name in sorted(os.listdir(src)):
         if not name.endswith(".md"): continue
         t = open(os.path.join(src, name), encoding="utf-8").read()
-        t = re.sub(r"^id: (\S+)", lambda m: f"id: {m.group(1)}-{k}", t, count=1, flags=re.M)
-        t = re.sub(r"^translation-of: (\S+)", lambda m: f"translation-of: {m.group(1)}-{k}", t, count=1, flags=re.M)
+        if n > 1:
+            t = re.sub(r"^id: (\S+)", lambda m: f"id: {m.group(1)}-{k}", t, count=1, flags=re.M)
+            t = re.sub(r"^translation-of: (\S+)", lambda m: f"translation-of: {m.group(1)}-{k}", t, count=1, flags=re.M)
         open(os.path.join(dst, f"{k}-{name}"), "w", encoding="utf-8").write(t)
-PY
-start=$(now)
-/usr/bin/time -f "%M" -o "$out/rss10" "$bin" check "$out/x10" > "$out/x10.txt" || true
-echo "memory: flows/ ×10 ($(grep -E '^Total:' "$out/x10.txt" | sed 's/^Total: //')): peak RSS $(( $(tail -1 "$out/rss10") / 1024 )) MiB in $(secs "$start" "$(now)")s; ×1: $(( $(tail -1 "$out/rss") / 1024 )) MiB"
+PY2
+  start=$(now)
+  read -r rss anon < <(memory "$out/x$k.txt" check "$out/x$k")
+  items=$(grep -aE '^Total:' "$out/x$k.txt" | sed 's/\x1b\[[0-9;]*m//g; s/^Total: //; s/ items.*//')
+  line="$line flows/ ×$k (${items:-?} items, $(secs "$start" "$(now)") s) $rss / $anon MiB;"
+done
+echo "${line%;}"
 
 # 6. Anchors: plain loopback HTTP on the same mock HTTP server (the provider's JWKS), OpenSSL's RS256.
 port=$((20000 + RANDOM % 20000))

@@ -153,7 +153,8 @@ public enum CheckCLI {
         if !command.merge.isEmpty {
             return mergeReports(command.merge, into: reports, console: console)
         }
-        let run = Linter().lint(paths: SpecPaths.resolve(command.paths))
+        let linter = Linter()
+        var run = linter.lint(paths: SpecPaths.resolve(command.paths))
         if run.hasErrors {
             // Line by line: the console escapes control characters in a line, newlines included.
             let report = DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false)
@@ -179,12 +180,17 @@ public enum CheckCLI {
             console.line("error: \(error)")
             return CommandExit.badInput
         }
-        let configuration = CheckConfiguration(
+        var configuration = CheckConfiguration(
             backendURL: command.backend, timeout: command.timeout, concurrency: command.concurrency,
             planner: Planner(flowFilter: command.flows, caseFilter: command.cases, shard: command.shard.flatMap(Shard.init(parsing:)), providers: run.providers),
             reports: reports, providerPort: command.providerPort, providerHost: command.address.providerHost,
             providerURL: command.address.advertisedURL, registrations: registrations, defects: command.defects)
-        let outcome = await CheckSession.run(flows: run.flows, configuration: configuration, console: console)
+        configuration.parser = linter.parser
+        // The run keeps no other reference to the parsed flows: a run in rounds parses each
+        // round's again (`RunPlan`), so the input is not held for the whole run.
+        let flows = run.flows
+        run.flows = []
+        let outcome = await CheckSession.run(flows: consume flows, configuration: configuration, console: console)
         return outcome.exitCode
     }
 

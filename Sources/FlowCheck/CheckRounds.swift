@@ -14,7 +14,7 @@ import Foundation
 /// run plans once.
 struct RunPlan {
     /// The flows with planned items, by id (plan order).
-    let flows: [Flow]
+    let flows: [CheckReport.FlowInfo]
     /// Rounds as ranges of `flows`; at least one, empty when nothing is planned (the servers
     /// still start, and a live backend is still probed).
     let rounds: [Range<Int>]
@@ -22,22 +22,33 @@ struct RunPlan {
     private let planner: Planner
     /// The whole plan, when it cannot be made round by round.
     private let planned: [WorkItem]?
+    private let source: Source
+
+    /// Where a round's parsed flows come from.
+    private enum Source {
+        /// Kept from the start (one round, or flows that are not on disk).
+        case kept([Flow])
+        /// Parsed again from their files when the round starts, each compared with the flow
+        /// that was linted by its hash (a run's parsed specs are about 30 KB a flow).
+        case files(parser: SpecParser, hashes: [Int])
+    }
 
     /// `roundItems` nil: one round (a live backend: its providers must stay where it was
-    /// pointed).
-    init(flows: [Flow], planner: Planner, roundItems: Int?) {
+    /// pointed). `reparse`: the flows were parsed from their files by `parser`, which may
+    /// parse them again for each round instead of keeping them for the whole run.
+    init(flows given: [Flow], planner: Planner, roundItems: Int?, reparse parser: SpecParser? = nil) {
         self.planner = planner
         var counts: [String: Int] = [:]
         if planner.shard != nil || roundItems == nil {
-            let items = planner.plan(flows: flows)
+            let items = planner.plan(flows: given)
             for item in items { counts[item.flowID, default: 0] += 1 }
             planned = items
         } else {
-            for flow in flows { counts[flow.id] = planner.plan(flows: [flow]).count }
+            for flow in given { counts[flow.id] = planner.plan(flows: [flow]).count }
             planned = nil
         }
-        let kept = flows.filter { (counts[$0.id] ?? 0) > 0 }.sorted { $0.id < $1.id }
-        self.flows = kept
+        let kept = given.filter { (counts[$0.id] ?? 0) > 0 }.sorted { $0.id < $1.id }
+        flows = kept.map { CheckReport.FlowInfo(id: $0.id, title: $0.title, file: $0.file) }
         total = counts.values.reduce(0, +)
         let limit = max(1, roundItems ?? .max)
         var rounds: [Range<Int>] = []
@@ -53,13 +64,39 @@ struct RunPlan {
         }
         rounds.append(start..<kept.count)
         self.rounds = rounds
+        if let parser, rounds.count > 1 {
+            source = .files(parser: parser, hashes: kept.map(\.hashValue))
+        } else {
+            source = .kept(kept)
+        }
     }
 
-    func flows(of round: Range<Int>) -> [Flow] { Array(flows[round]) }
+    /// A spec that was linted and planned but reads differently when its round starts.
+    struct SpecChanged: Error, CustomStringConvertible {
+        var file: String
+        var description: String { "\(file) changed while the check ran: check it again" }
+    }
+
+    /// The round's flows, as they were linted.
+    func flows(of round: Range<Int>) throws(SpecChanged) -> [Flow] {
+        switch source {
+        case .kept(let flows):
+            return Array(flows[round])
+        case .files(let parser, let hashes):
+            let results = parser.parseAll(flows[round].map { (path: $0.file, bytes: nil) })
+            var parsed: [Flow] = []
+            for (position, result) in zip(round, results) {
+                guard let flow = result.flow, flow.id == flows[position].id, flow.hashValue == hashes[position] else {
+                    throw SpecChanged(file: flows[position].file)
+                }
+                parsed.append(flow)
+            }
+            return parsed
+        }
+    }
 
     /// The round's items, in plan order.
-    func items(of round: Range<Int>) -> [WorkItem] {
-        let roundFlows = flows(of: round)
+    func items(of round: Range<Int>, flows roundFlows: [Flow]) -> [WorkItem] {
         guard let planned else { return planner.plan(flows: roundFlows) }
         if rounds.count == 1 { return planned }
         let ids = Set(roundFlows.map(\.id))

@@ -47,6 +47,9 @@ public struct CheckConfiguration: Sendable {
     /// fresh mocks, so a long run's memory is bounded by a round's.
     public var roundItems: Int = CheckConfiguration.defaultRoundItems
     public static let defaultRoundItems = 1000
+    /// The parser the flows were read from their files with, when they were: a run of several
+    /// rounds then parses each round's flows again as it starts instead of keeping them all.
+    public var parser: SpecParser?
 
     public init(
         backendURL: String? = nil, timeout: Double = 10, concurrency: Int? = nil, planner: Planner = Planner(),
@@ -80,10 +83,11 @@ public struct CheckConfiguration: Sendable {
 /// planned items, writes reports and returns the exit code.
 public enum CheckSession {
     public static func run(
-        flows: [Flow], configuration: CheckConfiguration, console: Console, transport: (any BackendTransport)? = nil
+        flows: consuming [Flow], configuration: CheckConfiguration, console: Console, transport: (any BackendTransport)? = nil
     ) async -> (exitCode: Int32, report: CheckReport?) {
         let plan = RunPlan(
-            flows: flows, planner: configuration.planner, roundItems: configuration.backendURL == nil ? configuration.roundItems : nil)
+            flows: consume flows, planner: configuration.planner,
+            roundItems: configuration.backendURL == nil ? configuration.roundItems : nil, reparse: configuration.parser)
         if plan.total == 0 {
             console.line("error: no scenario or token case matches the given --flow/--case/--shard")
             if configuration.planner.shard == nil { return (CommandExit.badInput, nil) }
@@ -95,9 +99,17 @@ public enum CheckSession {
         var backendURL: String?
         var done = 0
         for round in plan.rounds {
-            let items = plan.items(of: round)
+            let roundFlows: [Flow]
+            do {
+                roundFlows = try plan.flows(of: round)
+            } catch {
+                console.line("error: \(error)")
+                await transport.shutdown()
+                return (CommandExit.badInput, nil)
+            }
+            let items = plan.items(of: round, flows: roundFlows)
             let outcome = await runRound(
-                items, flows: plan.flows(of: round), configuration: configuration, console: console,
+                items, flows: roundFlows, configuration: configuration, console: console,
                 transport: transport, log: log, done: done, total: plan.total, announce: backendURL == nil)
             switch outcome {
             case .success(let url):
@@ -119,7 +131,7 @@ public enum CheckSession {
             durationMS: elapsed.wholeMilliseconds,
             backend: .init(url: backendURL ?? "", embedded: configuration.backendURL == nil, defects: configuration.defects.sorted()),
             shard: configuration.planner.shard,
-            flows: plan.flows.map { .init(id: $0.id, title: $0.title, file: $0.file) },
+            flows: plan.flows,
             ordered: ReportResults(log: log))
         return publish(report, requestsSent: transport.requestsSent, configuration: configuration, console: console)
     }

@@ -1,6 +1,7 @@
 @testable import FlowCheck
 import FlowLint
 import FlowModel
+import FlowParser
 import Foundation
 import Testing
 
@@ -22,19 +23,19 @@ import Testing
         for limit in [1, 60, 120, 250, whole.count, 100_000] {
             let plan = RunPlan(flows: run.flows, planner: planner, roundItems: limit)
             #expect(plan.total == whole.count)
-            let rounds = plan.rounds.map { plan.items(of: $0) }
+            let rounds = try plan.rounds.map { plan.items(of: $0, flows: try plan.flows(of: $0)) }
             // Concatenated, the rounds are the plan made at once, item for item.
             #expect(rounds.flatMap { $0 }.map(\.id) == whole.map(\.id), "limit \(limit)")
             for (round, items) in zip(plan.rounds, rounds) {
                 // Whole flows: every item of a round's flows is in the round.
-                let flows = plan.flows(of: round).map(\.id)
+                let flows = try plan.flows(of: round).map(\.id)
                 #expect(items.count == flows.reduce(0) { $0 + counts[$1]! })
                 // At most `limit` items, unless one flow alone has more.
                 #expect(items.count <= limit || flows.count == 1, "limit \(limit): \(items.count) items in \(flows)")
             }
             // Rounds are not split smaller than they must be: a round and the next flow exceed the limit.
             for (round, next) in zip(plan.rounds, plan.rounds.dropFirst()) {
-                let size = plan.flows(of: round).reduce(0) { $0 + counts[$1.id]! }
+                let size = plan.flows[round].reduce(0) { $0 + counts[$1.id]! }
                 #expect(size + counts[plan.flows[next.lowerBound].id]! > limit)
             }
         }
@@ -49,7 +50,7 @@ import Testing
             let planner = Planner(shard: Shard(index: index, count: 3), providers: run.providers)
             let plan = RunPlan(flows: run.flows, planner: planner, roundItems: 50)
             #expect(plan.rounds.count > 1)
-            #expect(plan.rounds.flatMap { plan.items(of: $0) }.map(\.id) == planner.plan(flows: run.flows).map(\.id))
+            #expect(try plan.rounds.flatMap { plan.items(of: $0, flows: try plan.flows(of: $0)) }.map(\.id) == planner.plan(flows: run.flows).map(\.id))
         }
     }
 
@@ -58,7 +59,47 @@ import Testing
         let plan = RunPlan(flows: run.flows, planner: Planner(flowFilter: ["no-such-flow"], providers: run.providers), roundItems: 100)
         #expect(plan.total == 0 && plan.flows.isEmpty)
         #expect(plan.rounds == [0..<0])
-        #expect(plan.items(of: plan.rounds[0]).isEmpty)
+        #expect(try plan.items(of: plan.rounds[0], flows: plan.flows(of: plan.rounds[0])).isEmpty)
+    }
+
+    /// Flows read from files are parsed again when their round starts (not kept for the whole
+    /// run): the same flows as linted, and a spec that changed since is refused by name.
+    @Test func roundsParseTheirFlowsAgainAndRefuseAChangedSpec() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-rounds-\(UUID().uuidString)")
+        let dir = root.appendingPathComponent("flows")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        // The flows name ../openapi/*.yaml.
+        try FileManager.default.createSymbolicLink(
+            at: root.appendingPathComponent("openapi"), withDestinationURL: Fixtures.repositoryRoot.appendingPathComponent("openapi"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.repositoryFlows).filter { $0.hasSuffix(".md") }
+        for name in names {
+            try FileManager.default.copyItem(atPath: Fixtures.repositoryFlows + "/" + name, toPath: dir.appendingPathComponent(name).path)
+        }
+        let linter = Linter()
+        let run = linter.lint(paths: [dir.path])
+        #expect(!run.hasErrors, "\(DiagnosticPrinter.text(run.diagnostics, color: false))")
+        let planner = Planner(providers: run.providers)
+        let plan = RunPlan(flows: run.flows, planner: planner, roundItems: 120, reparse: linter.parser)
+        let byID = Dictionary(uniqueKeysWithValues: run.flows.map { ($0.id, $0) })
+        for round in plan.rounds {
+            #expect(try plan.flows(of: round) == plan.flows[round].map { byID[$0.id]! })
+        }
+        // One round: nothing to gain, the flows are kept (no file is read again).
+        #expect(RunPlan(flows: run.flows, planner: planner, roundItems: nil, reparse: linter.parser).rounds.count == 1)
+
+        let last = try #require(plan.rounds.last)
+        let changed = plan.flows[last.lowerBound].file
+        let text = try String(contentsOfFile: changed, encoding: .utf8)
+        try (text + "\nA sentence added after the check was planned.\n").write(toFile: changed, atomically: true, encoding: .utf8)
+        #expect(throws: RunPlan.SpecChanged.self) { try plan.flows(of: last) }
+        do {
+            _ = try plan.flows(of: last)
+        } catch {
+            #expect(error.description == "\(changed) changed while the check ran: check it again")
+        }
+        // The other rounds still read as linted.
+        #expect(try plan.flows(of: plan.rounds[0]).count == plan.rounds[0].count)
     }
 }
 
@@ -70,6 +111,7 @@ extension CheckServers {
             let run = try RunPlanTests.repositoryRun()
             var configuration = CheckConfiguration(timeout: 60, concurrency: 8, planner: Planner(providers: run.providers))
             configuration.roundItems = 120
+            configuration.parser = Linter().parser  // each round parses its flows again, as `check` does
             let rounds = RunPlan(flows: run.flows, planner: configuration.planner, roundItems: 120).rounds.count
             let output = CapturedOutput()
             let (code, report) = await CheckSession.run(flows: run.flows, configuration: configuration, console: output.console)
