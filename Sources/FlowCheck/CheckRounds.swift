@@ -145,4 +145,16 @@ extension CheckSession {
         await servers.stop()
         return .success(servers.backendURL)
     }
+
+    /// Gives the pages malloc holds free back to the system (glibc's `malloc_trim`, looked up
+    /// at run time: Swift's Glibc module does not declare it). Between rounds, what a round
+    /// freed is otherwise kept by the allocator's arenas, split by what the run still holds (a
+    /// header per result): flows/ ×30 peaks at 15.6 MiB of anonymous memory instead of 17.2–18.4.
+    static func releaseFreedMemory() {
+        #if os(Linux)
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
+    }
 }

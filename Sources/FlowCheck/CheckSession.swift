@@ -114,6 +114,7 @@ public enum CheckSession {
             switch outcome {
             case .success(let url):
                 backendURL = backendURL ?? url
+                if plan.rounds.count > 1 { releaseFreedMemory() }
             case .failure(let failure):
                 await transport.shutdown()
                 return (failure.exitCode, nil)
