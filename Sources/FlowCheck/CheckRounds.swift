@@ -20,7 +20,7 @@ struct RunPlan {
     let rounds: [Range<Int>]
     let total: Int
     private let planner: Planner
-    /// The whole plan, when it cannot be made round by round.
+    /// The whole plan, when it cannot be made round by round (a shard) or fits one round.
     private let planned: [WorkItem]?
     private let source: Source
 
@@ -38,19 +38,29 @@ struct RunPlan {
     /// parse them again for each round instead of keeping them for the whole run.
     init(flows given: [Flow], planner: Planner, roundItems: Int?, reparse parser: SpecParser? = nil) {
         self.planner = planner
+        let limit = max(1, roundItems ?? .max)
         var counts: [String: Int] = [:]
         if planner.shard != nil || roundItems == nil {
             let items = planner.plan(flows: given)
             for item in items { counts[item.flowID, default: 0] += 1 }
             planned = items
         } else {
-            for flow in given { counts[flow.id] = planner.plan(flows: [flow]).count }
-            planned = nil
+            // Planned flow by flow to count; the items are kept while they fit one round, so a
+            // run of one round (flows/) is planned once.
+            var fitting: [String: [WorkItem]] = [:]
+            var counted = 0
+            for flow in given {
+                let items = planner.plan(flows: [flow])
+                counts[flow.id] = items.count
+                counted += items.count
+                if counted <= limit { fitting[flow.id] = items } else { fitting = [:] }
+            }
+            // The whole plan is flow after flow, by id.
+            planned = counted <= limit ? fitting.keys.sorted().flatMap { fitting[$0]! } : nil
         }
         let kept = given.filter { (counts[$0.id] ?? 0) > 0 }.sorted { $0.id < $1.id }
         flows = kept.map { CheckReport.FlowInfo(id: $0.id, title: $0.title, file: $0.file) }
         total = counts.values.reduce(0, +)
-        let limit = max(1, roundItems ?? .max)
         var rounds: [Range<Int>] = []
         var start = 0
         var size = 0
