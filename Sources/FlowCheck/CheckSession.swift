@@ -93,7 +93,7 @@ public enum CheckSession {
             if configuration.planner.shard == nil { return (CommandExit.badInput, nil) }
         }
         let transport = CountingTransport(transport ?? AHCTransport())
-        let log = ResultLog(expected: plan.total)
+        let log = ResultLog()
         let startedAt = configuration.clock()
         let clock = ContinuousClock.now
         var backendURL: String?
@@ -108,12 +108,15 @@ public enum CheckSession {
                 return (CommandExit.badInput, nil)
             }
             let items = plan.items(of: round, flows: roundFlows)
+            log.expect(items.count)
             let outcome = await runRound(
                 items, flows: roundFlows, configuration: configuration, console: console,
                 transport: transport, log: log, done: done, total: plan.total, announce: backendURL == nil)
             switch outcome {
             case .success(let url):
                 backendURL = backendURL ?? url
+                // The round's results in report order, their headers on disk with the results.
+                log.seal()
                 if plan.rounds.count > 1 { releaseFreedMemory() }
             case .failure(let failure):
                 await transport.shutdown()

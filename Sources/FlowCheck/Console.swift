@@ -122,7 +122,7 @@ public final class Console: Sendable {
 
     /// One line per distinct root cause the provider's records showed (most items first): a
     /// misconfigured run says why in one line instead of dozens of "not accepted: 401".
-    static func rootCauseLines(_ results: [ResultHeader]) -> [String] {
+    static func rootCauseLines(_ results: some Sequence<ResultHeader>) -> [String] {
         var counts: [String: (items: Int, inconclusive: Int, first: String)] = [:]
         for result in results where result.verdict.failsRun {
             guard let cause = result.cause else { continue }

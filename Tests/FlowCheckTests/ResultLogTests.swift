@@ -59,7 +59,7 @@ import Testing
         let read = Self.logged(log)
         let expected = Self.expected
         #expect(Array(read) == expected)
-        #expect(read.headers == expected.map(\.header))
+        #expect(Array(read.headers) == expected.map(\.header))
         // Where the baseline failed, the held provider call is the inconclusive case's evidence.
         let gated = try #require(read.first { $0.id == "b/nonce/C12" })
         #expect(gated.verdict == .inconclusive)
@@ -78,6 +78,74 @@ import Testing
             return result
         }
         #expect(read == Self.expected)
+    }
+
+    /// Many results over several flows, sealed flow by flow as rounds do, in either order of
+    /// the seals: the same results, headers and gates as the whole set ordered in memory, with
+    /// the records on disk in blocks (memory keeps none of them).
+    @Test(arguments: [false, true]) func sealedRoundsReadBackAsOneReport(reversed: Bool) throws {
+        var arrival: [ItemResult] = []
+        for flow in ["f1", "f2", "f3"] {
+            for rule in 0..<30 {
+                for caseID in ["C12", "P1", "C13", "C5", "C7", "C9", "C3"] {
+                    // f2's even rules fail their baseline: their passed reject cases are gated.
+                    let verdict: Verdict = caseID == "P1" && flow == "f2" && rule % 2 == 0 ? .fail : .pass
+                    arrival.append(Self.item(flow, "rule\(rule)", caseID, verdict, holding: caseID != "P1", position: rule))
+                }
+            }
+        }
+        arrival.shuffle()
+        let log = ResultLog()
+        let seals = ["f1", "f2", "f3"]
+        for flow in reversed ? seals.reversed() : seals {
+            for result in arrival where result.flowID == flow { log.append(result) }
+            log.seal()
+        }
+        #expect(log.blocksInMemory == 0)
+        let read = ReportResults(log: log)
+        let expected = BaselineGate.apply(arrival).sorted(by: ResultOrder.precedes).map { result in
+            var result = result
+            result.heldProviderRequests = nil
+            return result
+        }
+        #expect(read.count == 630)
+        #expect(Array(read) == expected)
+        #expect(Array(read.headers) == expected.map(\.header))
+        // 15 failing baselines, six reject cases each.
+        #expect(read.filter { $0.verdict == .inconclusive }.count == 15 * 6)
+        #expect(log.blocksInMemory == 0)
+    }
+
+    /// The records' binary form gives back every field, set or nil, and refuses bytes cut short.
+    @Test func recordsRoundTripTheirBinaryForm() throws {
+        let full = TokenCaseInfo(
+            rule: "nonce ü", rulePosition: 3, caseID: "C12", variant: 2, variantDescription: "a \"b\"\n",
+            expectation: "reject", step: 7, conformanceID: "OIDC-1")
+        let records = [
+            ReportRecord(
+                header: ResultHeader(
+                    id: "f/nonce/C12[2]", flowID: "f", kind: .tokenCase, verdict: .inconclusive, cause: "why",
+                    durationMS: 12, scenarioIndex: nil, tokenCase: full),
+                location: .init(stored: .file(offset: 10, length: 20), held: .file(offset: 30, length: 4)),
+                gate: BaselineGate.Baseline(id: "f/nonce/P1", message: nil, cause: "cause")),
+            ReportRecord(
+                header: ResultHeader(
+                    id: "f/path-1", flowID: "f", kind: .scenario, verdict: .pass, cause: nil, durationMS: 0,
+                    scenarioIndex: 1, tokenCase: nil),
+                location: .init(stored: .file(offset: 0, length: 1))),
+        ]
+        let bytes = try #require(RecordCodec.encode(records))
+        let decoded = try #require(bytes.withUnsafeBytes { RecordCodec.decode($0) })
+        #expect(decoded.map(\.header) == records.map(\.header))
+        #expect(decoded.map(\.gate) == records.map(\.gate))
+        #expect(decoded.map { "\($0.location)" } == records.map { "\($0.location)" })
+        for cut in [1, 9, bytes.count / 2, bytes.count - 1] {
+            #expect(bytes.prefix(cut).withUnsafeBytes { RecordCodec.decode($0) } == nil)
+        }
+        // A result held in memory keeps its block in memory.
+        var kept = records[1]
+        kept.location.stored = .memory(Self.arrival[0])
+        #expect(RecordCodec.encode([kept]) == nil)
     }
 
     /// The JSON report is streamed with each result's stored bytes spliced in; the whole report
