@@ -144,6 +144,10 @@ public enum CheckCLI {
         return await execute(command, console: console)
     }
 
+    /// Spec files linted and planned at a time: enough for the parser to keep every core busy,
+    /// few enough to be small next to a round (a parsed flow is about 30 KB).
+    static let lintBatch = 16
+
     static func execute(_ command: CheckCommand, console: Console) async -> Int32 {
         let reports = command.reports.compactMap(ReportTarget.init(parsing:)).map { target in
             var target = target
@@ -153,8 +157,38 @@ public enum CheckCLI {
         if !command.merge.isEmpty {
             return mergeReports(command.merge, into: reports, console: console)
         }
+        let registrations: [ClientRegistration]
+        do {
+            registrations = try command.registrations.load()
+        } catch {
+            console.line("error: \(error)")
+            return CommandExit.badInput
+        }
         let linter = Linter()
-        var run = linter.lint(paths: SpecPaths.resolve(command.paths))
+        var configuration = CheckConfiguration(
+            backendURL: command.backend, timeout: command.timeout, concurrency: command.concurrency,
+            planner: Planner(flowFilter: command.flows, caseFilter: command.cases, shard: command.shard.flatMap(Shard.init(parsing:))),
+            reports: reports, providerPort: command.providerPort, providerHost: command.address.providerHost,
+            providerURL: command.address.advertisedURL, registrations: registrations, defects: command.defects)
+        configuration.parser = linter.parser
+        // Linted and planned a batch of specs at a time: a run in rounds parses each round's
+        // flows again (`RunPlan`), so neither the lint nor the run holds the whole input.
+        var plan: RunPlan.Builder?
+        var planning = true
+        var known = Set<String>()
+        let run = linter.lint(paths: SpecPaths.resolve(command.paths), inBatchesOf: Self.lintBatch) { batch in
+            known.formUnion(batch.flows.map(\.id))
+            // Specs with errors are not planned: the run stops below.
+            guard planning, !batch.hasErrors else {
+                planning = false
+                return
+            }
+            if plan == nil {
+                configuration.planner.providers = batch.providers
+                plan = CheckSession.planBuilder(configuration)
+            }
+            plan?.add(batch.flows)
+        }
         if run.hasErrors {
             // Line by line: the console escapes control characters in a line, newlines included.
             let report = DiagnosticPrinter.text(run.diagnostics.filter { $0.severity == .error }, color: false)
@@ -164,33 +198,15 @@ public enum CheckCLI {
             console.line("error: the specs have lint errors; fix them before checking (flowspec lint)")
             return CommandExit.badInput
         }
-        if run.flows.isEmpty {
+        guard let plan, !known.isEmpty else {
             console.line("error: no flow specs found under \(SpecPaths.described(command.paths))")
             return CommandExit.badInput
         }
-        let known = Set(run.flows.map(\.id))
         for id in command.flows where !known.contains(id) {
             console.line("error: --flow \(id): no such flow (known: \(known.sorted().joined(separator: ", ")))")
             return CommandExit.badInput
         }
-        let registrations: [ClientRegistration]
-        do {
-            registrations = try command.registrations.load()
-        } catch {
-            console.line("error: \(error)")
-            return CommandExit.badInput
-        }
-        var configuration = CheckConfiguration(
-            backendURL: command.backend, timeout: command.timeout, concurrency: command.concurrency,
-            planner: Planner(flowFilter: command.flows, caseFilter: command.cases, shard: command.shard.flatMap(Shard.init(parsing:)), providers: run.providers),
-            reports: reports, providerPort: command.providerPort, providerHost: command.address.providerHost,
-            providerURL: command.address.advertisedURL, registrations: registrations, defects: command.defects)
-        configuration.parser = linter.parser
-        // The run keeps no other reference to the parsed flows: a run in rounds parses each
-        // round's again (`RunPlan`), so the input is not held for the whole run.
-        let flows = run.flows
-        run.flows = []
-        let outcome = await CheckSession.run(flows: consume flows, configuration: configuration, console: console)
+        let outcome = await CheckSession.run(plan: plan.finish(), configuration: configuration, console: console)
         return outcome.exitCode
     }
 

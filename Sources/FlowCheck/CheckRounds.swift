@@ -12,7 +12,7 @@ import Foundation
 /// own flow. Without a shard each round's items are planned when the round starts (the plan of
 /// a whole 10× run is megabytes); a shard's slice is chosen over the whole plan, so a sharded
 /// run plans once.
-struct RunPlan {
+public struct RunPlan: Sendable {
     /// The flows with planned items, by id (plan order).
     let flows: [CheckReport.FlowInfo]
     /// Rounds as ranges of `flows`; at least one, empty when nothing is planned (the servers
@@ -25,7 +25,7 @@ struct RunPlan {
     private let source: Source
 
     /// Where a round's parsed flows come from.
-    private enum Source {
+    private enum Source: Sendable {
         /// Kept from the start (one round, or flows that are not on disk).
         case kept([Flow])
         /// Parsed again from their files when the round starts, each compared with the flow
@@ -36,49 +36,93 @@ struct RunPlan {
     /// `roundItems` nil: one round (a live backend: its providers must stay where it was
     /// pointed). `reparse`: the flows were parsed from their files by `parser`, which may
     /// parse them again for each round instead of keeping them for the whole run.
-    init(flows given: [Flow], planner: Planner, roundItems: Int?, reparse parser: SpecParser? = nil) {
-        self.planner = planner
-        let limit = max(1, roundItems ?? .max)
-        var counts: [String: Int] = [:]
-        if planner.shard != nil || roundItems == nil {
-            let items = planner.plan(flows: given)
-            for item in items { counts[item.flowID, default: 0] += 1 }
-            planned = items
-        } else {
-            // Planned flow by flow to count; the items are kept while they fit one round, so a
-            // run of one round (flows/) is planned once.
-            var fitting: [String: [WorkItem]] = [:]
-            var counted = 0
-            for flow in given {
-                let items = planner.plan(flows: [flow])
-                counts[flow.id] = items.count
-                counted += items.count
-                if counted <= limit { fitting[flow.id] = items } else { fitting = [:] }
+    init(flows: [Flow], planner: Planner, roundItems: Int?, reparse parser: SpecParser? = nil) {
+        var builder = Builder(planner: planner, roundItems: roundItems, reparse: parser)
+        builder.add(flows)
+        self = builder.finish()
+    }
+
+    /// Plans a run from flows given a batch at a time (as `Linter` hands them over), keeping of
+    /// each only what the plan needs once the run cannot be one round: its id, title, file,
+    /// hash and item count. The flows and their items are kept while they fit one round, and
+    /// always when every item is needed at once (a shard is sliced over the whole plan; a live
+    /// backend has one round).
+    public struct Builder {
+        private let planner: Planner
+        private let limit: Int
+        private let parser: SpecParser?
+        private var added: [(info: CheckReport.FlowInfo, hash: Int)] = []
+        private var counts: [String: Int] = [:]
+        private var counted = 0
+        /// Each flow's items, while kept.
+        private var items: [String: [WorkItem]]? = [:]
+        /// The flows, while kept.
+        private var kept: [Flow]? = []
+
+        public init(planner: Planner, roundItems: Int?, reparse parser: SpecParser? = nil) {
+            self.planner = planner
+            limit = max(1, roundItems ?? .max)
+            self.parser = parser
+        }
+
+        public mutating func add(_ batch: [Flow]) {
+            // Planned flow by flow without the shard: a shard's slice is taken over the whole
+            // plan at the end. Each flow's items (a rule's baseline included) are its own.
+            var unsharded = planner
+            unsharded.shard = nil
+            for flow in batch {
+                let planned = unsharded.plan(flows: [flow])
+                counts[flow.id] = planned.count
+                counted += planned.count
+                added.append((CheckReport.FlowInfo(id: flow.id, title: flow.title, file: flow.file), parser == nil ? 0 : flow.hashValue))
+                if planner.shard != nil || counted <= limit { items?[flow.id] = planned } else { items = nil }
             }
+            if parser != nil, counted > limit { kept = nil } else { kept? += batch }
+        }
+
+        public func finish() -> RunPlan {
             // The whole plan is flow after flow, by id.
-            planned = counted <= limit ? fitting.keys.sorted().flatMap { fitting[$0]! } : nil
-        }
-        let kept = given.filter { (counts[$0.id] ?? 0) > 0 }.sorted { $0.id < $1.id }
-        flows = kept.map { CheckReport.FlowInfo(id: $0.id, title: $0.title, file: $0.file) }
-        total = counts.values.reduce(0, +)
-        var rounds: [Range<Int>] = []
-        var start = 0
-        var size = 0
-        for (position, flow) in kept.enumerated() {
-            let count = counts[flow.id] ?? 0
-            if position > start, size + count > limit {
-                rounds.append(start..<position)
-                (start, size) = (position, 0)
+            var planned = items.map { byID in byID.keys.sorted().flatMap { byID[$0]! } }
+            var counts = counts
+            if let shard = planner.shard, let all = planned {
+                let slice = Planner.slice(all, shard: shard)
+                counts = counts.mapValues { _ in 0 }
+                for item in slice { counts[item.flowID, default: 0] += 1 }
+                planned = slice
             }
-            size += count
+            let order = added.indices.filter { (counts[added[$0].info.id] ?? 0) > 0 }.sorted { added[$0].info.id < added[$1].info.id }
+            var rounds: [Range<Int>] = []
+            var start = 0
+            var size = 0
+            for (position, index) in order.enumerated() {
+                let count = counts[added[index].info.id] ?? 0
+                if position > start, size + count > limit {
+                    rounds.append(start..<position)
+                    (start, size) = (position, 0)
+                }
+                size += count
+            }
+            rounds.append(start..<order.count)
+            let source: Source
+            if let kept, rounds.count == 1 || parser == nil {
+                let byID = Dictionary(kept.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+                source = .kept(order.map { byID[added[$0].info.id]! })
+            } else {
+                source = .files(parser: parser!, hashes: order.map { added[$0].hash })
+            }
+            return RunPlan(
+                flows: order.map { added[$0].info }, rounds: rounds, total: order.reduce(0) { $0 + counts[added[$1].info.id]! },
+                planner: planner, planned: planned, source: source)
         }
-        rounds.append(start..<kept.count)
+    }
+
+    private init(flows: [CheckReport.FlowInfo], rounds: [Range<Int>], total: Int, planner: Planner, planned: [WorkItem]?, source: Source) {
+        self.flows = flows
         self.rounds = rounds
-        if let parser, rounds.count > 1 {
-            source = .files(parser: parser, hashes: kept.map(\.hashValue))
-        } else {
-            source = .kept(kept)
-        }
+        self.total = total
+        self.planner = planner
+        self.planned = planned
+        self.source = source
     }
 
     /// A spec that was linted and planned but reads differently when its round starts.

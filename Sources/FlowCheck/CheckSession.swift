@@ -85,9 +85,22 @@ public enum CheckSession {
     public static func run(
         flows: consuming [Flow], configuration: CheckConfiguration, console: Console, transport: (any BackendTransport)? = nil
     ) async -> (exitCode: Int32, report: CheckReport?) {
-        let plan = RunPlan(
-            flows: consume flows, planner: configuration.planner,
-            roundItems: configuration.backendURL == nil ? configuration.roundItems : nil, reparse: configuration.parser)
+        var plan = planBuilder(configuration)
+        plan.add(consume flows)
+        return await run(plan: plan.finish(), configuration: configuration, console: console, transport: transport)
+    }
+
+    /// What plans a run of `configuration`: flows are added as they are read (`check` adds each
+    /// batch the linter hands over), and the run is made of the finished plan.
+    public static func planBuilder(_ configuration: CheckConfiguration) -> RunPlan.Builder {
+        RunPlan.Builder(
+            planner: configuration.planner, roundItems: configuration.backendURL == nil ? configuration.roundItems : nil,
+            reparse: configuration.parser)
+    }
+
+    public static func run(
+        plan: RunPlan, configuration: CheckConfiguration, console: Console, transport: (any BackendTransport)? = nil
+    ) async -> (exitCode: Int32, report: CheckReport?) {
         if plan.total == 0 {
             console.line("error: no scenario or token case matches the given --flow/--case/--shard")
             if configuration.planner.shard == nil { return (CommandExit.badInput, nil) }

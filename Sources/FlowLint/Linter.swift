@@ -35,6 +35,14 @@ public struct LintRun: Sendable {
     }
 }
 
+/// One batch of `Linter.lint(paths:inBatchesOf:_:)`: its parsed flows, whether the parser or
+/// the per-flow rules found an error in them, and the provider profiles of the run.
+public struct LintBatch: Sendable {
+    public var flows: [Flow]
+    public var hasErrors: Bool
+    public var providers: ProviderCatalog
+}
+
 /// Parses specs and runs every rule over them. Findings are values; nothing is thrown.
 public struct Linter: Sendable {
     static let flowRules: [any FlowRule] = [
@@ -61,18 +69,45 @@ public struct Linter: Sendable {
     /// Lints files and directories (searched recursively for `*.md`, sorted, hidden entries
     /// and `_build` output skipped).
     public func lint(paths: [String]) -> LintRun {
+        var flows: [Flow] = []
+        var run = lint(paths: paths, inBatchesOf: .max) { flows += $0.flows }
+        run.flows = flows
+        return run
+    }
+
+    /// Lints files and directories a batch of `size` files at a time, handing each batch's
+    /// flows to `body` instead of keeping them (the run's `flows` is empty): what stays is a
+    /// small entry per flow for the rules over all of them (`Corpus`), so that linting a large
+    /// corpus does not hold it whole. The diagnostics are those of `lint(paths:)`, whatever the
+    /// batch size.
+    public func lint(paths: [String], inBatchesOf size: Int, _ body: (LintBatch) -> Void) -> LintRun {
         var diagnostics: [Diagnostic] = []
         let files = SpecFiles.expand(paths, diagnostics: &diagnostics)
         let providers = ProviderCatalog.load(paths: paths)
         diagnostics += providers.diagnostics
-        let results = parser.parseAll(files.map { (path: $0, bytes: nil) })
-        var flows: [Flow] = []
-        for result in results {
-            diagnostics += result.diagnostics
-            if let flow = result.flow { flows.append(flow) }
+        var entries: [Corpus.Entry] = []
+        var whole: [Flow]?
+        let batched = size < files.count
+        var start = 0
+        while start < files.count {
+            let batch = files[start..<start + min(max(1, size), files.count - start)]
+            start = batch.endIndex
+            var found: [Diagnostic] = []
+            var flows: [Flow] = []
+            for result in parser.parseAll(batch.map { (path: $0, bytes: nil) }) {
+                found += result.diagnostics
+                if let flow = result.flow { flows.append(flow) }
+            }
+            found += flowDiagnostics(flows, providers: providers)
+            entries += flows.map { Corpus.Entry($0, hashed: batched) }
+            // One batch: its flows are the corpus, held anyway; several: each is read again
+            // from its file when a rule compares it.
+            if !batched { whole = flows }
+            body(LintBatch(flows: flows, hasErrors: found.contains { $0.severity == .error }, providers: providers))
+            diagnostics += found
         }
-        diagnostics += lint(flows: flows, providers: providers)
-        return LintRun(flows: flows, diagnostics: diagnostics.sortedForOutput(), files: files, providers: providers)
+        diagnostics += corpusDiagnostics(whole.map(Corpus.init(flows:)) ?? Corpus(entries: entries, parser: parser))
+        return LintRun(flows: [], diagnostics: diagnostics.sortedForOutput(), files: files, providers: providers)
     }
 
     /// Lints source text that is not on disk (tests, editors).
@@ -92,7 +127,11 @@ public struct Linter: Sendable {
     /// Per-flow rules run on all cores (results joined in flow order, so the output does not
     /// depend on scheduling); corpus rules then see every flow.
     public func lint(flows: [Flow], providers: ProviderCatalog? = nil) -> [Diagnostic] {
-        let providers = providers ?? self.providers
+        flowDiagnostics(flows, providers: providers ?? self.providers) + corpusDiagnostics(Corpus(flows: flows))
+    }
+
+    /// The per-flow rules, on all cores, joined in flow order.
+    func flowDiagnostics(_ flows: [Flow], providers: ProviderCatalog) -> [Diagnostic] {
         let perFlow = OrderedSlots<[Diagnostic]>(count: flows.count)
         let descriptions = Self.openAPIDescriptions(for: flows)
         DispatchQueue.concurrentPerform(iterations: flows.count) { index in
@@ -101,8 +140,13 @@ public struct Linter: Sendable {
             for rule in Self.flowRules { rule.check(context, into: &found) }
             perFlow.set(index, found)
         }
-        var diagnostics = perFlow.values.flatMap { $0 }
-        for rule in Self.corpusRules { rule.check(flows, into: &diagnostics) }
+        return perFlow.values.flatMap { $0 }
+    }
+
+    /// The rules over all the flows (ids, translations).
+    func corpusDiagnostics(_ corpus: Corpus) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for rule in Self.corpusRules { rule.check(corpus, into: &diagnostics) }
         return diagnostics
     }
 

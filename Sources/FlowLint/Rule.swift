@@ -30,7 +30,7 @@ protocol FlowRule: Sendable {
 /// A lint rule over all the flows of a run (ids, translations).
 protocol CorpusRule: Sendable {
     static var codes: [DiagnosticCode] { get }
-    func check(_ flows: [Flow], into diagnostics: inout [Diagnostic])
+    func check(_ corpus: Corpus, into diagnostics: inout [Diagnostic])
 }
 
 extension Diagnostic {

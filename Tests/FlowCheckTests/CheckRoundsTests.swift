@@ -54,6 +54,32 @@ import Testing
         }
     }
 
+    /// `check` plans as it lints, a batch of flows at a time: the same rounds, items and flows
+    /// as the plan made of all the flows at once, sharded or not, whatever the batches.
+    @Test func aPlanBuiltBatchByBatchIsThePlanMadeAtOnce() throws {
+        let run = try Self.repositoryRun()
+        let parser = Linter().parser
+        for shard in [nil, Shard(index: 2, count: 3)] {
+            let planner = Planner(shard: shard, providers: run.providers)
+            for limit in [1, 120, 100_000] {
+                let whole = RunPlan(flows: run.flows, planner: planner, roundItems: limit, reparse: parser)
+                for size in [1, 2, 4] {
+                    var builder = RunPlan.Builder(planner: planner, roundItems: limit, reparse: parser)
+                    for start in stride(from: 0, to: run.flows.count, by: size) {
+                        builder.add(Array(run.flows[start..<min(start + size, run.flows.count)]))
+                    }
+                    let plan = builder.finish()
+                    #expect(plan.total == whole.total && plan.rounds == whole.rounds && plan.flows == whole.flows, "limit \(limit), batches of \(size)")
+                    for round in plan.rounds {
+                        let flows = try plan.flows(of: round)
+                        #expect(flows == (try whole.flows(of: round)))
+                        #expect(plan.items(of: round, flows: flows).map(\.id) == whole.items(of: round, flows: flows).map(\.id))
+                    }
+                }
+            }
+        }
+    }
+
     @Test func nothingPlannedIsOneEmptyRound() throws {
         let run = try Self.repositoryRun()
         let plan = RunPlan(flows: run.flows, planner: Planner(flowFilter: ["no-such-flow"], providers: run.providers), roundItems: 100)

@@ -5,19 +5,19 @@ import FlowModel
 struct TranslationRule: CorpusRule {
     static let codes: [DiagnosticCode] = [.unknownOriginal, .translationStructure]
 
-    func check(_ flows: [Flow], into diagnostics: inout [Diagnostic]) {
-        var byID: [String: Flow] = [:]
-        for flow in flows where byID[flow.id] == nil { byID[flow.id] = flow }
-        for translation in flows {
+    func check(_ corpus: Corpus, into diagnostics: inout [Diagnostic]) {
+        var byID: [String: Int] = [:]
+        for (index, flow) in corpus.entries.enumerated() where byID[flow.id] == nil { byID[flow.id] = index }
+        for (index, translation) in corpus.entries.enumerated() {
             guard let originalID = translation.translationOf else { continue }
-            let keyLocation = translation.keyLocations["translation-of"] ?? translation.location
-            guard let original = byID[originalID], original.file != translation.file else {
-                diagnostics.append(.error(.unknownOriginal, keyLocation, "translation-of '\(originalID)': no such flow among the specs",
+            guard let original = byID[originalID], corpus.entries[original].file != translation.file else {
+                diagnostics.append(.error(.unknownOriginal, translation.translationOfLocation, "translation-of '\(originalID)': no such flow among the specs",
                                           hint: suggestion(for: originalID, among: Array(byID.keys)).map { "did you mean '\($0)'?" }
                                               ?? "lint the original together with its translation"))
                 continue
             }
-            compare(translation, with: original, into: &diagnostics)
+            guard let translated = corpus.flow(index), let source = corpus.flow(original) else { continue }
+            compare(translated, with: source, into: &diagnostics)
         }
     }
 

@@ -4,14 +4,14 @@ import FlowModel
 struct UniqueIDsRule: CorpusRule {
     static let codes: [DiagnosticCode] = [.duplicateFlowID]
 
-    func check(_ flows: [Flow], into diagnostics: inout [Diagnostic]) {
-        var first: [String: Flow] = [:]
-        for flow in flows where !flow.id.isEmpty {
+    func check(_ corpus: Corpus, into diagnostics: inout [Diagnostic]) {
+        var first: [String: Corpus.Entry] = [:]
+        for flow in corpus.entries where !flow.id.isEmpty {
             if let earlier = first[flow.id] {
-                diagnostics.append(.error(.duplicateFlowID, flow.keyLocations["id"] ?? flow.location,
+                diagnostics.append(.error(.duplicateFlowID, flow.idLocation,
                                           "flow id '\(flow.id)' is already used by \(earlier.file)",
                                           hint: "ids are unique: they name pages and report entries",
-                                          related: [RelatedLocation(location: earlier.keyLocations["id"] ?? earlier.location, message: "first used here")]))
+                                          related: [RelatedLocation(location: earlier.idLocation, message: "first used here")]))
             } else {
                 first[flow.id] = flow
             }
