@@ -7,7 +7,7 @@
 #   2. start-up: one-flow checks next to `lint` of the same file;
 #   3. shards: `--shard i/n` in n processes at once + `--merge`, n = 1, 2, 4 — wall time, and the
 #      merged verdicts compared with the unsharded run's;
-#   4. memory: peak RSS and anonymous memory of a check of flows/ and of 10 and 30 copies of it;
+#   4. memory: peak RSS and anonymous memory of a check of flows/ and of 10, 30 and 100 copies of it;
 #   5. instructions (callgrind, stable whatever the machine's load): per item of one flow's check
 #      and per flow built (`flowspec build`), next to one RS256 signature by `openssl dgst`;
 #   6. anchors: wrk against the same mock HTTP server, `openssl speed rsa2048`, RSA-2048 key
@@ -198,7 +198,7 @@ for n in 1 2 4; do
   echo "shards n=$n (n processes at once + merge): wall ${wall}s; $same"
 done
 
-# 4. Memory over a run 10 and 30 times larger: flows/ copied (ids made unique).
+# 4. Memory over a run 10, 30 and 100 times larger: flows/ copied (ids made unique).
 # Peak RSS (GNU time) counts the pages of the binary and its libraries it has touched, which move
 # by a few MiB from run to run; the anonymous memory (RssAnon: heap and stacks) is what a longer
 # run could grow, sampled every 20 ms from /proc.
@@ -218,7 +218,7 @@ memory() {  # memory LOG ARGS…: "peakRSS peakAnon" in MiB of `flowspec ARGS…
   echo "$(( $(tail -1 "$out/rss.m") / 1024 )) $(python3 -c "print(f'{$anon / 1024:.1f}')")"
 }
 cp -r openapi "$out/openapi"  # the flows name ../openapi/*.yaml
-copies=(1 10 30)
+copies=(1 10 30 100)
 line="memory, peak RSS / anonymous:"
 for k in "${copies[@]}"; do
   mkdir -p "$out/x$k"
