@@ -37,26 +37,35 @@ public struct Checker: Sendable {
         let shared = items.indices.filter { !items[$0].isExclusive }
         let exclusive = items.indices.filter { items[$0].isExclusive }
         let total = total ?? items.count
-        var done = alreadyDone
+        // Each result goes to the log as it finishes, from whichever task ran it (a queue's
+        // too: a provider's exclusive items are hundreds in a long round, 7 KB each).
+        let done = Locked(alreadyDone)
         let onResult = onResult
+        let record: @Sendable (ItemResult) -> Void = { result in
+            log.append(result)
+            // Counted and shown in one step, so that progress lines come in order.
+            done.withLock { done in
+                done += 1
+                onResult(result, done, total)
+            }
+        }
         // What an exclusive item changes belongs to its flow's provider: a provider's exclusive
         // items run one at a time, once none of its other items is left to start or finish —
         // beside the other providers' items, so that the run does not end on one queue alone.
         let queues = providerQueues(exclusive, of: items)
         var gate = QueueGate(queues: queues.map(\.provider), shared: shared.lazy.map { providerKey(of: items[$0]) })
-        // A task's results, and the queue whose wait its end shortens (shared items only).
-        await withTaskGroup(of: (queue: Int?, results: [ItemResult]).self) { group in
+        // What a task's end tells: the queue whose wait it shortens (shared items only).
+        await withTaskGroup(of: Int?.self) { group in
             var running = 0  // tasks in flight, a queue counting as one
             func startQueue(_ index: Int) {
                 running += 1
                 let positions = queues[index].positions
                 group.addTask {
-                    var finished: [ItemResult] = []
                     for item in positions.lazy.map({ items[$0] }) {
                         guard let flow = flowsByID[item.flowID] else { continue }
-                        finished.append(await runner.run(item, flow: flow))
+                        record(await runner.run(item, flow: flow))
                     }
-                    return (nil, finished)
+                    return nil
                 }
             }
             var next = 0
@@ -66,20 +75,18 @@ public struct Checker: Sendable {
                 running += 1
                 let queue = gate.queue(of: providerKey(of: item))
                 guard let flow = flowsByID[item.flowID] else {
-                    group.addTask { (queue, []) }
+                    group.addTask { queue }
                     return
                 }
-                group.addTask { (queue, [await runner.run(item, flow: flow)]) }
+                group.addTask {
+                    record(await runner.run(item, flow: flow))
+                    return queue
+                }
             }
             for index in gate.readyAtStart { startQueue(index) }
             while next < shared.count, running < concurrency { add() }
-            while let (queue, results) = await group.next() {
+            while let queue = await group.next() {
                 running -= 1
-                for result in results {
-                    log.append(result)
-                    done += 1
-                    onResult(result, done, total)
-                }
                 if let queue, gate.finished(queue) { startQueue(queue) }
                 while next < shared.count, running < concurrency { add() }
             }
