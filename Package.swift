@@ -120,7 +120,12 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .executableTarget(name: "flowspec", dependencies: ["FlowCLI"]),
+        // mimalloc (Debian's libmimalloc-dev) replaces glibc's malloc for the whole process: a full
+        // build of 2 000 flows does 7 % fewer instructions and 10 % less CPU (docs/benchmarks.md).
+        .executableTarget(
+            name: "flowspec", dependencies: ["FlowCLI"],
+            linkerSettings: [.linkedLibrary("mimalloc", .when(platforms: [.linux]))]
+        ),
 
         // What several test targets share (running processes, the built binary, the package root).
         .target(name: "TestSupport", path: "Tests/TestSupport"),

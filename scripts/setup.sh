@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what flowspec needs on a Debian machine, only when missing. Idempotent.
-#   scripts/setup.sh            build + run needs: libcmark-gfm(-extensions)-dev, libssl-dev, pkg-config
+#   scripts/setup.sh            build + run needs: libcmark-gfm(-extensions)-dev, libssl-dev, libmimalloc-dev
+#                               (the allocator the binary links: docs/architecture.md), pkg-config
 #   scripts/setup.sh --test     also what the tests drive: chromium, libxml2-utils (xmllint), graphviz,
 #                               poppler-utils (pdftotext: the print test reads the PDF)
 #   scripts/setup.sh --bench    also the benchmark anchors: hugo, cmark-gfm, time, wrk
 #   scripts/setup.sh --bench-ci the anchors of the benches' CI mode: cmark-gfm, time, wrk, valgrind
 set -euo pipefail
 
-want=(libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev pkg-config)
+want=(libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev libmimalloc-dev pkg-config)
 for arg in "$@"; do
   case "$arg" in
     --test) want+=(chromium libxml2-utils graphviz fonts-dejavu-core poppler-utils) ;;
