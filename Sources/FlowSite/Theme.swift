@@ -14,6 +14,9 @@ public struct Theme: Sendable {
     public let files: [String: [UInt8]]
     /// Relative paths that came from the override directory.
     public let overridden: [String]
+    /// Whether the theme brings templates of its own: a page's contexts then hold everything the
+    /// built-in templates could use, even what a built-in page takes from a shared rendering.
+    var overridesTemplates: Bool { overridden.contains { $0.hasPrefix("templates/") } }
     /// Fingerprint of every file (name and bytes): part of each page's cache key.
     public let hash: ContentHash
     let library: TemplateLibrary

@@ -13,7 +13,12 @@ extension PageRenderer {
             var anchor = "rule-" + HTML.slug(rule.id)
             while ruleAnchors.contains(anchor) { anchor += "-2" }
             ruleAnchors.insert(anchor)
-            let cases = rule.cases(for: profile, nonce: nonce).map { tokenCase -> TemplateValue in
+            let tokenCases = rule.cases(for: profile, nonce: nonce)
+            // Without results the case list is the same on every page of a language: once it is
+            // rendered, the cases' contexts are made again only for a theme's own templates.
+            let memoKey = flowResult == nil ? casesMemoKey(rule, count: tokenCases.count, flow: flow, labels: labels) : nil
+            let shared = memoKey.flatMap { theme.overridesTemplates ? nil : memo.get($0) }
+            let cases = shared != nil ? [] : tokenCases.map { tokenCase -> TemplateValue in
                 var item: TemplateFields = [
                     "id": .string(tokenCase.id), "title": .string(Self.caseTitle(tokenCase, labels: labels)),
                     "anchor": .string(Self.caseAnchor(rule: rule.id, caseID: tokenCase.id)),
@@ -30,12 +35,12 @@ extension PageRenderer {
                 return .object(item)
             }
             return [
-                "casesHTML": .string(casesHTML(cases, rule: rule, flow: flow, labels: labels, memoized: flowResult == nil)),
+                "casesHTML": .string(shared ?? casesHTML(cases, flow: flow, labels: labels, memoKey: memoKey)),
                 "id": .string(rule.id), "anchor": .string(anchor), "known": .bool(rule.kind != nil),
                 "token": .string(rule.token),
                 "step": rule.step.map { ["number": .string(String($0)), "href": .string("#step-\($0)")] } ?? false,
                 "requirementHTML": .string(inline(rule.requirement)),
-                "cases": .list(cases), "caseCount": .string(String(cases.count)), "hasCases": .bool(!cases.isEmpty),
+                "cases": .list(cases), "caseCount": .string(String(tokenCases.count)), "hasCases": .bool(!tokenCases.isEmpty),
             ]
         }
     }
@@ -45,10 +50,15 @@ extension PageRenderer {
         labels.table["case_" + tokenCase.id] ?? tokenCase.title
     }
 
-    /// The case list of a rule; without results it depends only on the rule family, the case
-    /// count, the provider and the labels, so it is rendered once and shared.
-    private func casesHTML(_ cases: [TemplateValue], rule: TokenRule, flow: Flow, labels: Labels, memoized: Bool) -> String {
-        let memoKey = memoized ? rule.id + "|" + (rule.kind?.rawValue ?? "-") + "|" + cases.count.description + "|" + (flow.provider ?? "-") + "|" + providers.nonceTransform(for: flow).rawValue + "|" + labels.language : nil
+    /// What a rule's case list depends on when there are no results: the rule family, the case
+    /// count, the provider and the labels.
+    private func casesMemoKey(_ rule: TokenRule, count: Int, flow: Flow, labels: Labels) -> String {
+        rule.id + "|" + (rule.kind?.rawValue ?? "-") + "|" + count.description + "|" + (flow.provider ?? "-") + "|"
+            + providers.nonceTransform(for: flow).rawValue + "|" + labels.language
+    }
+
+    /// The case list of a rule, rendered; kept under `memoKey` (no results) and shared.
+    private func casesHTML(_ cases: [TemplateValue], flow: Flow, labels: Labels, memoKey: String?) -> String {
         if let memoKey, let cached = memo.get(memoKey) { return cached }
         var caseContext = baseContext(lang: flow.lang, root: "../", labels: labels)
         caseContext["cases"] = .list(cases)

@@ -311,6 +311,29 @@ struct PageStructureTests {
         #expect(try scratch.read("index.html").contains("<h1>Custom</h1>"))
     }
 
+    /// The built-in pages share a rule's rendered case list between flows and skip its cases'
+    /// contexts; a theme's own template still gets every case on every page.
+    @Test func aThemesRuleTemplateSeesEveryCaseOnEveryPage() throws {
+        let scratch = try Scratch()
+        try scratch.write("flows/first.md", sampleSpec(id: "first"))
+        try scratch.write("flows/second.md", sampleSpec(id: "second"))
+        try scratch.write("site/theme/templates/token-rule.mustache", "<tr class=\"custom-rule\"><td>{{id}}: {{caseCount}} {{#cases}}[{{id}}]{{/cases}}</td></tr>\n")
+        try scratch.write("site/site.yml", "title: Custom\n")
+        let report = try scratch.build()
+        #expect(report.succeeded)
+        let rows = try ["first", "second"].map { page in
+            try scratch.read("flows/\(page).html").split(separator: "\n").filter { $0.contains("custom-rule") }
+        }
+        #expect(!rows[0].isEmpty)
+        #expect(rows[0] == rows[1])
+        for row in rows[1] {
+            // "rule: N [a][b]…": as many case ids as the count says, and at least one.
+            let text = row.replacingOccurrences(of: "<tr class=\"custom-rule\"><td>", with: "")
+            let count = try #require(Int(text.split(separator: " ")[1]))
+            #expect(count > 0 && text.components(separatedBy: "[").count - 1 == count, "\(row)")
+        }
+    }
+
     @Test func languagesGoBeforeACardsLastClosingItem() throws {
         let card = Array("<li class=\"flow-card\"><ul><li>Bước 1 → ✓</li></ul><p>Đăng nhập</p></li>\n".utf8)
         let close = try #require(PageRenderer.lastClosingItem(in: card))
