@@ -125,6 +125,7 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        Allocator.returnFreedMemoryPromptly()
         let code = await CheckCLI.execute(self, console: Console.standardOutput())
         if code != 0 { throw ExitCode(code) }
     }
