@@ -51,6 +51,21 @@ open(os.path.join(out, "hugo/layouts/_default/single.html"), "w").write(
     '<!doctype html><html><head><title>{{ .Title }}</title></head><body>{{ .Content }}</body></html>\n')
 open(os.path.join(out, "hugo/layouts/_default/list.html"), "w").write(
     '<!doctype html><html><body>{{ range .Pages }}<a href="{{ .RelPermalink }}">{{ .Title }}</a>{{ end }}</body></html>\n')
+def unique_prose(text, k):
+    """Copy k's own prose: every prose line and step heading of the body ends in its number, so
+    no page repeats another's text (a renderer that remembers prose across pages would otherwise
+    find 8 specs' text 250 times over at 2 000 flows). Code blocks, tables, actor lines and
+    alternates (`→`) are left as they are, so every copy means what its spec means."""
+    head, sep, body = text.partition("\n---\n") if text.startswith("---\n") else ("", "", text)
+    lines, fenced = [], False
+    for line in body.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and (line.startswith("### ") or (re.match(r"[^\W\d_]", line) and "→" not in line and "|" not in line)):
+            line += " %d" % k
+        lines.append(line)
+    return head + sep + "\n".join(lines)
+
 count = 0
 k = 0
 while count < n:
@@ -61,6 +76,7 @@ while count < n:
         t = re.sub(r"^id: (\S+)", lambda m: "id: %s-%d" % (m.group(1), k), text, count=1, flags=re.M)
         t = re.sub(r"^translation-of: (\S+)", lambda m: "translation-of: %s-%d" % (m.group(1), k), t, count=1, flags=re.M)
         t = re.sub(r"^title: (.*)$", lambda m: "title: %s %d" % (m.group(1), k), t, count=1, flags=re.M)
+        t = unique_prose(t, k)
         name = "flow-%05d.md" % count
         open(os.path.join(out, "flows", name), "w", encoding="utf-8").write(t)
         body = t.split("\n---\n", 1)[1] if t.startswith("---\n") else t
