@@ -19,9 +19,19 @@ public enum MarkdownRenderer {
         var options = CMARK_OPT_DEFAULT
         if allowRawHTML { options |= CMARK_OPT_UNSAFE }
         let html = document.renderHTML(options: options)
-        // The same parse gives the plain text (the search index asks for it next).
-        memo.store(html: html, for: key, plain: document.renderPlainText(options: CMARK_OPT_DEFAULT), source: source)
+        // The same parse gives the search text (the search index asks for it next).
+        memo.store(html: html, for: key, searchText: document.searchText(), source: source)
         return html
+    }
+
+    /// The words of a block of Markdown for the search index: cmark-gfm's plain text with each
+    /// run of whitespace one space (`SearchText.swift`).
+    public static func searchText(_ markdown: Markdown) -> String {
+        let memo = RenderMemo.current
+        if let text = memo.searchText(markdown.source) { return text }
+        let text = CmarkDocument(markdown: Array(markdown.source.utf8)[...], options: CMARK_OPT_DEFAULT).searchText()
+        memo.store(searchText: text, source: markdown.source)
+        return text
     }
 
     /// HTML for one line of inline Markdown (a title, an alternate label): no `<p>` wrapper.
@@ -139,11 +149,12 @@ import Darwin
 #endif
 
 /// Rendered prose remembered per thread: a page renders the same titles several times (step,
-/// branch targets, next links, contents) and the search index wants the plain text of prose the
+/// branch targets, next links, contents) and the search index wants the words of prose the
 /// page just rendered as HTML. Bounded; cleared when full. Per thread, so no locks.
 final class RenderMemo {
     private var htmlBySource: [SourceKey: String] = [:]
     private var plainBySource: [SourceKey: String] = [:]
+    private var searchBySource: [SourceKey: String] = [:]
     private static let limit = 4096
 
     /// Prose as a dictionary key by its UTF-8 bytes: a String key hashes and compares under
@@ -164,13 +175,17 @@ final class RenderMemo {
 
     func plain(_ source: String) -> String? { plainBySource[SourceKey(text: source)] }
 
-    func store(html rendered: String, for key: String, plain text: String, source: String) {
-        if htmlBySource.count >= Self.limit || plainBySource.count >= Self.limit {
-            htmlBySource.removeAll(keepingCapacity: true)
-            plainBySource.removeAll(keepingCapacity: true)
-        }
+    func searchText(_ source: String) -> String? { searchBySource[SourceKey(text: source)] }
+
+    func store(html rendered: String, for key: String, searchText text: String, source: String) {
+        if htmlBySource.count >= Self.limit { htmlBySource.removeAll(keepingCapacity: true) }
         htmlBySource[SourceKey(text: key)] = rendered
-        plainBySource[SourceKey(text: source)] = text
+        store(searchText: text, source: source)
+    }
+
+    func store(searchText text: String, source: String) {
+        if searchBySource.count >= Self.limit { searchBySource.removeAll(keepingCapacity: true) }
+        searchBySource[SourceKey(text: source)] = text
     }
 
     func store(plain text: String, source: String) {

@@ -119,7 +119,7 @@ extension PageRenderer {
             sectionEntry(section)
         }
         for step in flow.steps {
-            var text = MarkdownRenderer.plainText(step.prose)
+            var text = MarkdownRenderer.searchText(step.prose)
             if let request = step.exchange?.request { text = request.method + " " + request.target + " " + text }
             text += " " + step.alternates.map(\.label).joined(separator: " ")
             entry(base + "#" + step.anchor, "\(step.number). " + plain(step.title), flowTitle, text)
@@ -133,7 +133,7 @@ extension PageRenderer {
         func sectionEntry(_ section: ProseSection) {
             guard SectionAnchors.showsHeading(section, flowTitle: flowTitle) else { return }
             let text = plain(section.heading)
-            entry(base + "#" + anchors.anchor(for: text), text, flowTitle, MarkdownRenderer.plainText(section.body))
+            entry(base + "#" + anchors.anchor(for: text), text, flowTitle, MarkdownRenderer.searchText(section.body))
         }
         return String(decoding: out, as: UTF8.self)
     }
