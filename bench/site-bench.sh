@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Site benchmark: flowspec build vs the cmark-gfm CLI (the floor) vs hugo, on N flows
-# generated from the real flows/ (ids and titles made unique, translations kept in groups).
+# generated from the real flows/ (ids, titles and prose made unique per copy, translations kept in groups).
 #
 #   bench/site-bench.sh                 N = 100 500 2000 10000
 #   bench/site-bench.sh 2000            one size
