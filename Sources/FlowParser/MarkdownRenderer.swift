@@ -117,8 +117,8 @@ public enum MarkdownRenderer {
             let event = cmark_iter_next(iterator)
             if event == CMARK_EVENT_DONE { break }
             guard event == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else { continue }
-            let type = CmarkNode(pointer: node).type
-            guard type == "link" || type == "image", let url = cmark_node_get_url(node) else { continue }
+            let type = cmark_node_get_type(node)  // (not the type's name: a String for every node)
+            guard type == CMARK_NODE_LINK || type == CMARK_NODE_IMAGE, let url = cmark_node_get_url(node) else { continue }
             if !isSafeURL(String(cString: url)) {
                 cmark_node_set_url(node, "")
             }

@@ -74,6 +74,10 @@ import Testing
         #expect(raw.contains("<b>bold</b>"))
         #expect(!raw.lowercased().contains("javascript:"))
         #expect(MarkdownRenderer.inlineHTML("a *b*") == "a <em>b</em>")
+        // With raw HTML allowed cmark keeps any URL: flowspec's own check must drop these.
+        let images = MarkdownRenderer.html(source: "![a](javascript:alert(1)) ![b](data:image/svg+xml,x) ![c](https://e.com/c.png)", allowRawHTML: true)
+        #expect(!images.contains("javascript:") && !images.contains("data:"))
+        #expect(images.contains("src=\"https://e.com/c.png\""))
     }
 
     @Test func targets() {
