@@ -87,11 +87,8 @@ public enum MarkdownRenderer {
         return true
     }
 
-    /// Plain text of a block of Markdown, for the search index and summaries.
-    public static func plainText(_ markdown: Markdown) -> String {
-        plainText(source: markdown.source)
-    }
-
+    /// cmark-gfm's plain text of Markdown, exactly: titles, labels and summaries (the search
+    /// index's text of a block is `searchText`).
     public static func plainText(source: String) -> String {
         let memo = RenderMemo.current
         if let plain = memo.plain(source) { return plain }
