@@ -263,11 +263,16 @@ struct FlowBuilder {
     }
 
     /// Markdown source of blocks, sliced from the file by their line ranges.
+    ///
+    /// A paragraph that a GFM table interrupts has no position in cmark-gfm 0.29: the table's
+    /// range starts at the paragraph's first line and holds its text. Such a block is left to the
+    /// table's slice (sliced as line 0, it was the front matter's closing `---`, an `<hr>`).
     func markdownOf(_ blocks: [CmarkNode], offset: Int) -> Markdown {
-        guard let first = blocks.first else {
+        let positioned = blocks.filter { $0.startLine > 0 }
+        guard let first = positioned.first else {
             return Markdown(source: "", location: source.location(line: max(1, offset), column: 1))
         }
-        let text = blocks.map { block in
+        let text = positioned.map { block in
             source.text(lines: block.startLine + offset, max(block.startLine, block.endLine) + offset).trimmingTrailingWhitespace()
         }.joined(separator: "\n\n")
         return Markdown(source: text, location: source.location(line: first.startLine + offset, byteColumn: first.startColumn))

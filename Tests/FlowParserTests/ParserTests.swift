@@ -65,6 +65,18 @@ import Testing
         #expect(flow.steps[0].isInternal)
     }
 
+    /// cmark-gfm 0.29 gives a paragraph that a table interrupts no position; its text lies in
+    /// the table's range. Sliced as line 0, it once put the front matter's closing `---` in the
+    /// prose (a stray `<hr>` on the page) and pointed the section at the front matter.
+    @Test func proseWithATableRightAfterAParagraphIsItsOwnText() throws {
+        let text = "---\nid: x\ntitle: X\nactors: { a: { name: A, role: client } }\n---\n\n## Purpose\n\nWhy, in two\nlines.\n| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter.\n"
+        let flow = try #require(parse(text).flow)
+        let body = try #require(flow.sections.first { $0.heading == "Purpose" }?.body)
+        #expect(body.source == "Why, in two\nlines.\n| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter.")
+        #expect(body.location.line == 9)
+        #expect(!MarkdownRenderer.html(body).contains("<hr"))
+    }
+
     @Test func markdownRendererIsSafe() {
         let html = MarkdownRenderer.html(source: "[x](javascript:alert(1)) <script>alert(1)</script> [ok](https://e.com)")
         #expect(!html.contains("javascript:"))
