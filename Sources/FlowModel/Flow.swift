@@ -147,13 +147,41 @@ public struct Markdown: Hashable, Sendable, Codable {
     public var source: String
     /// Where `source` starts in the spec file.
     public var location: SourceLocation
+    /// The block as the site shows it, rendered from the spec's own parse when the parser was
+    /// asked to (`SpecParser.renderingProse`); nil otherwise. Derived from `source`: not part of
+    /// the value's identity, and not encoded.
+    public var rendered: RenderedMarkdown?
 
-    public init(source: String, location: SourceLocation) {
+    public init(source: String, location: SourceLocation, rendered: RenderedMarkdown? = nil) {
         self.source = source
         self.location = location
+        self.rendered = rendered
     }
 
     public var isEmpty: Bool { source.allSatisfy(\.isWhitespace) }
+
+    private enum CodingKeys: String, CodingKey { case source, location }
+
+    public static func == (a: Markdown, b: Markdown) -> Bool { a.source == b.source && a.location == b.location }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(source)
+        hasher.combine(location)
+    }
+}
+
+/// A block of prose rendered once, by the parser, from the nodes of the spec's own parse: its
+/// HTML (raw HTML kept or omitted, as `allowRawHTML` says) and its words for the search index.
+public final class RenderedMarkdown: Sendable {
+    public let html: String
+    public let searchText: String
+    public let allowRawHTML: Bool
+
+    public init(html: String, searchText: String, allowRawHTML: Bool) {
+        self.html = html
+        self.searchText = searchText
+        self.allowRawHTML = allowRawHTML
+    }
 }
 
 /// A top-level section of free prose (everything outside `## Steps` and `## Token rules`).

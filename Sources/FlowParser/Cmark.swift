@@ -61,6 +61,19 @@ package final class CmarkDocument {
         return String(cString: html)
     }
 
+    /// HTML of some of the document's nodes, one after the other: for top-level blocks, what the
+    /// whole document's render writes for them.
+    func renderHTML(_ nodes: [CmarkNode], options: Int32) -> String {
+        let extensions = cmark_parser_get_syntax_extensions(parser)
+        var bytes: [UInt8] = []
+        for node in nodes {
+            guard let html = cmark_render_html(node.pointer, options, extensions) else { continue }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: html, count: strlen(html)))
+            free(html)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     func renderPlainText(options: Int32) -> String {
         guard let text = cmark_render_plaintext(root.pointer, options, 0) else { return "" }
         defer { free(text) }

@@ -7,7 +7,19 @@ import FlowModel
 public enum MarkdownRenderer {
     /// HTML for a block of Markdown (GFM tables, strikethrough, autolinks, task lists).
     public static func html(_ markdown: Markdown, allowRawHTML: Bool = false) -> String {
-        html(source: markdown.source, allowRawHTML: allowRawHTML)
+        if let rendered = markdown.rendered, rendered.allowRawHTML == allowRawHTML { return rendered.html }
+        return html(source: markdown.source, allowRawHTML: allowRawHTML)
+    }
+
+    /// Prose rendered from the nodes of the spec's own parse (`SpecParser.renderingProse`): the
+    /// HTML and search text `html(source:)` and `searchText` give for the same top-level blocks
+    /// on their own (`RenderedProseTests`), without parsing them a second time.
+    static func rendered(_ blocks: [CmarkNode], of document: CmarkDocument, allowRawHTML: Bool) -> RenderedMarkdown {
+        for block in blocks { neutraliseDangerousLinks(in: block) }
+        var options = CMARK_OPT_DEFAULT
+        if allowRawHTML { options |= CMARK_OPT_UNSAFE }
+        return RenderedMarkdown(
+            html: document.renderHTML(blocks, options: options), searchText: document.searchText(of: blocks), allowRawHTML: allowRawHTML)
     }
 
     public static func html(source: String, allowRawHTML: Bool = false) -> String {
@@ -27,6 +39,7 @@ public enum MarkdownRenderer {
     /// The words of a block of Markdown for the search index: cmark-gfm's plain text with each
     /// run of whitespace one space (`SearchText.swift`).
     public static func searchText(_ markdown: Markdown) -> String {
+        if let rendered = markdown.rendered { return rendered.searchText }
         let memo = RenderMemo.current
         if let text = memo.searchText(markdown.source) { return text }
         let text = CmarkDocument(markdown: Array(markdown.source.utf8)[...], options: CMARK_OPT_DEFAULT).searchText()

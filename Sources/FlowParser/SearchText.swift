@@ -17,15 +17,21 @@ import Darwin
 /// delimiter row after the header; nothing for raw HTML; a space between blocks and for line
 /// breaks. `SearchTextTests` holds it to cmark's renderer on a corpus of every construct.
 extension CmarkDocument {
-    func searchText() -> String {
+    func searchText() -> String { searchText(of: [root]) }
+
+    /// The words of some of the document's nodes, one after the other (the document node itself
+    /// writes nothing, so its top-level blocks give what the whole document gives).
+    func searchText(of nodes: [CmarkNode]) -> String {
         var writer = SearchTextWriter()
-        guard let iterator = cmark_iter_new(root.pointer) else { return "" }
-        defer { cmark_iter_free(iterator) }
-        while true {
-            let event = cmark_iter_next(iterator)
-            if event == CMARK_EVENT_DONE { break }
-            guard let node = cmark_iter_get_node(iterator) else { continue }
-            writer.visit(node, entering: event == CMARK_EVENT_ENTER)
+        for root in nodes {
+            guard let iterator = cmark_iter_new(root.pointer) else { continue }
+            defer { cmark_iter_free(iterator) }
+            while true {
+                let event = cmark_iter_next(iterator)
+                if event == CMARK_EVENT_DONE { break }
+                guard let node = cmark_iter_get_node(iterator) else { continue }
+                writer.visit(node, entering: event == CMARK_EVENT_ENTER)
+            }
         }
         return writer.text
     }

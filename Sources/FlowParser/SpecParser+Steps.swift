@@ -42,7 +42,7 @@ extension FlowBuilder {
             report(.noActorsLine, at: step.location, "step \(step.number) has no actors line",
                    hint: "write `from → to` (actor ids) as the first line under the heading")
         }
-        step.prose = markdownOf(proseBlocks, offset: offset)
+        step.prose = markdownOf(proseBlocks, offset: offset, topLevel: true)
         if proseBlocks.isEmpty { step.prose.location = step.location }
         steps.append(step)
     }

@@ -18,9 +18,13 @@ public struct SpecParser: Sendable {
     /// Files larger than this are refused (FS004) rather than parsed: no spec is that big, and
     /// the limit keeps a hostile input from costing minutes.
     public var maximumFileSize: Int
+    /// Render prose for the site while the spec's nodes are at hand (nil: do not). The site
+    /// builder asks for it; `lint` and `check` never show prose and do not pay for it.
+    public var renderingProse: ProseRendering?
 
-    public init(maximumFileSize: Int = 16 * 1024 * 1024) {
+    public init(maximumFileSize: Int = 16 * 1024 * 1024, renderingProse: ProseRendering? = nil) {
         self.maximumFileSize = maximumFileSize
+        self.renderingProse = renderingProse
     }
 
     /// Reads and parses the file at `path`. Unreadable files give FS003.
@@ -50,9 +54,17 @@ public struct SpecParser: Sendable {
         if let bound = InputBounds.check(source) {
             return ParseResult(flow: nil, diagnostics: [bound])
         }
-        var builder = FlowBuilder(source: source)
+        var builder = FlowBuilder(source: source, prose: renderingProse)
         return builder.build()
     }
+}
+
+/// How the parser renders prose while it holds the spec's nodes: with raw HTML kept or omitted
+/// (the site's `allow-raw-html`).
+public struct ProseRendering: Hashable, Sendable {
+    public var allowRawHTML: Bool
+
+    public init(allowRawHTML: Bool) { self.allowRawHTML = allowRawHTML }
 }
 
 /// Builds one `Flow` from a `SourceText`, collecting diagnostics.
@@ -62,9 +74,13 @@ struct FlowBuilder {
     /// Expect blocks seen before their step's http block, and steps whose http block was invalid.
     var pendingExpect: [(step: Int, location: SourceLocation, expectation: Expectation?)] = []
     var pendingInvalidHTTP: Set<Int> = []
+    /// Prose rendering asked for, and the parsed body whose nodes it renders.
+    let prose: ProseRendering?
+    var document: CmarkDocument?
 
-    init(source: SourceText) {
+    init(source: SourceText, prose: ProseRendering? = nil) {
         self.source = source
+        self.prose = prose
     }
 
     mutating func report(
@@ -135,6 +151,8 @@ struct FlowBuilder {
         guard firstLine <= source.lineCount else { return }
         let bodyStart = source.lineStarts[firstLine - 1]
         let document = CmarkDocument(markdown: source.bytes[bodyStart...])
+        self.document = document
+        defer { self.document = nil }
         let offset = firstLine - 1
 
         var sections: [ProseSection] = []
@@ -258,16 +276,19 @@ struct FlowBuilder {
         }
         // Nothing to keep: no text, or a section that only held the token table.
         if kept.isEmpty, heading.isEmpty || !blocks.isEmpty { return }
-        let markdown = markdownOf(kept, offset: offset)
+        let markdown = markdownOf(kept, offset: offset, topLevel: true)
         sections.append(ProseSection(heading: heading, level: level, body: markdown, placement: placement))
     }
 
-    /// Markdown source of blocks, sliced from the file by their line ranges.
+    /// Markdown source of blocks, sliced from the file by their line ranges. Top-level blocks
+    /// are also rendered from their nodes when prose rendering was asked for (blocks nested in a
+    /// list item are not: a tight list would render their paragraphs without `<p>`, unlike the
+    /// same text on its own, which is how the site has always shown them).
     ///
     /// A paragraph that a GFM table interrupts has no position in cmark-gfm 0.29: the table's
     /// range starts at the paragraph's first line and holds its text. Such a block is left to the
     /// table's slice (sliced as line 0, it was the front matter's closing `---`, an `<hr>`).
-    func markdownOf(_ blocks: [CmarkNode], offset: Int) -> Markdown {
+    func markdownOf(_ blocks: [CmarkNode], offset: Int, topLevel: Bool = false) -> Markdown {
         let positioned = blocks.filter { $0.startLine > 0 }
         guard let first = positioned.first else {
             return Markdown(source: "", location: source.location(line: max(1, offset), column: 1))
@@ -275,7 +296,11 @@ struct FlowBuilder {
         let text = positioned.map { block in
             source.text(lines: block.startLine + offset, max(block.startLine, block.endLine) + offset).trimmingTrailingWhitespace()
         }.joined(separator: "\n\n")
-        return Markdown(source: text, location: source.location(line: first.startLine + offset, byteColumn: first.startColumn))
+        var rendered: RenderedMarkdown?
+        if topLevel, let prose, let document {
+            rendered = MarkdownRenderer.rendered(blocks, of: document, allowRawHTML: prose.allowRawHTML)
+        }
+        return Markdown(source: text, location: source.location(line: first.startLine + offset, byteColumn: first.startColumn), rendered: rendered)
     }
 
 }

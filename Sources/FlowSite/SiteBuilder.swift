@@ -115,6 +115,13 @@ public struct SiteBuilder: Sendable {
         options.memory?.settle()
         let setup = try BuildSetup.load(options)
         timer.mark("config+theme")
+        // Prose is rendered while each spec is parsed, from its own nodes, as the site shows it.
+        var builder = self
+        builder.parser.renderingProse = ProseRendering(allowRawHTML: setup.config.allowRawHTML)
+        return try builder.build(setup, timer: timer)
+    }
+
+    private func build(_ setup: BuildSetup, timer: PhaseTimer) throws -> SiteBuildReport {
         let snapshot = specSnapshot(setup)
         let target = try OutputTarget.locate(options.outputDirectory)
         let previousPages = Background { [output = target.output] in FileSystem.names(in: output + "/flows") }
