@@ -31,8 +31,10 @@ enum TextMetrics {
     /// face about 0.61 em): 0.62 em for any character, more for capitals and the widest letters.
     /// Laying out with a conservative width means a label may get a little more room than it
     /// needs, never less, so labels do not run into each other or out of their frames.
-    private static func advance(_ scalar: Unicode.Scalar) -> Int {
-        switch scalar.value {
+    private static func advance(_ scalar: Unicode.Scalar) -> Int { advance(scalar.value) }
+
+    private static func advance(_ value: UInt32) -> Int {
+        switch value {
         case 0x6D, 0x77, 0x4D, 0x57, 0x40, 0x25: return 100 // m w M W @ %
         case 0x41...0x5A: return 78 // other capitals
         case 0x0300...0x036F: return 0 // combining marks
@@ -44,38 +46,42 @@ enum TextMetrics {
 
     /// Greedy word wrap into lines no wider than `maxWidth`; at most `maxLines` lines, the last
     /// one ending in `…` when text was cut. A single word wider than the limit is cut as well.
-    /// Each word is measured once; a line's width is the sum of its words and spaces.
+    /// Each word is measured once; a line's width is the sum of its words and spaces. Words and
+    /// lines are UTF-8 bytes (a String per word and per joined line cost 25 000 instructions a
+    /// label); the words are `words(text)`'s.
     static func wrap(_ text: String, maxWidth: Int, size: Double = 13, maxLines: Int = 3) -> [String] {
-        let words = self.words(text)
-        let space = advance(" ")
+        let space = advance(0x20)
         var lines: [String] = []
-        var current = ""
+        var current: [UInt8] = []
         var currentUnits = 0
         var truncated = false
-        for word in words {
-            let wordUnits = units(word)
+        forEachWord(of: text) { word in
+            let wordUnits = units(utf8: word)
             let candidateUnits = current.isEmpty ? wordUnits : currentUnits + space + wordUnits
             if pixels(candidateUnits, size: size) <= maxWidth {
-                current = current.isEmpty ? word : current + " " + word
+                if !current.isEmpty { current.append(0x20) }
+                current.append(contentsOf: word)
                 currentUnits = candidateUnits
-                continue
+                return true
             }
             if !current.isEmpty {
-                lines.append(current)
-                current = ""
+                lines.append(String(decoding: current, as: UTF8.self))
+                current.removeAll(keepingCapacity: true)
                 currentUnits = 0
-                if lines.count == maxLines { truncated = true; break }
+                if lines.count == maxLines { truncated = true; return false }
             }
             if pixels(wordUnits, size: size) <= maxWidth {
-                current = word
+                current.append(contentsOf: word)
                 currentUnits = wordUnits
             } else {
-                current = cut(word, toFit: maxWidth, size: size)
-                currentUnits = units(current)
+                let shortened = cut(String(decoding: word, as: UTF8.self), toFit: maxWidth, size: size)
+                current = Array(shortened.utf8)
+                currentUnits = units(shortened)
             }
+            return true
         }
         if !truncated, !current.isEmpty {
-            if lines.count == maxLines { truncated = true } else { lines.append(current) }
+            if lines.count == maxLines { truncated = true } else { lines.append(String(decoding: current, as: UTF8.self)) }
         }
         if truncated, var last = lines.popLast() {
             let ellipsis = units("…")
@@ -88,6 +94,37 @@ enum TextMetrics {
         return lines.isEmpty ? [""] : lines
     }
 
+    /// Calls `body` with the UTF-8 bytes of each of `words(text)`, in order, until it returns false.
+    private static func forEachWord(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) {
+        var text = text
+        let done = text.withUTF8 { bytes -> Bool in
+            guard splitsOnBytes(bytes) else { return false }
+            forEachRange(bytes) { body(UnsafeBufferPointer(rebasing: bytes[$0])) }
+            return true
+        }
+        if done { return }
+        for var word in words(text) {
+            if !word.withUTF8({ body($0) }) { return }
+        }
+    }
+
+    /// Width in hundredths of an em of UTF-8 bytes (valid UTF-8: a String's own).
+    static func units(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var total = 0
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                total += advance(UInt32(lead))
+                index += 1
+            } else {
+                total += advance(scalar(startingAt: index, in: bytes))
+                index += lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            }
+        }
+        return total
+    }
+
     /// `text` split into words at spaces, newlines and tabs (as Characters: a space followed by a
     /// combining mark is one Character, not a separator).
     static func words(_ text: String) -> [String] {
@@ -98,39 +135,69 @@ enum TextMetrics {
     /// feed is always a Character of its own (grapheme break rules GB4, GB5), except a line feed
     /// after a carriage return (GB3): no fast path with a CR. A space joins a following Extend,
     /// ZWJ or SpacingMark scalar (GB9, GB9a) and a preceding Prepend one (GB9b); none of those
-    /// is below U+0300 or in Latin Extended Additional (U+1E00–U+1EFF, Vietnamese), and no
-    /// Prepend is below U+0600, so the fast path takes spaces whose neighbours are there: all of
-    /// English, Turkish and Vietnamese text. Nil otherwise (a combining mark after a space, say).
+    /// is below U+0300, in Latin Extended Additional (U+1E00–U+1EFF, Vietnamese), in the dashes,
+    /// quotes and bullets of General Punctuation (U+2010–U+2027, U+2030–U+205E: not its ZWNJ,
+    /// ZWJ or format characters) or in the arrows, symbols and shapes the diagrams draw
+    /// (U+2190–U+27BF: `→`, `■`), and no Prepend is below U+0600, so the fast path takes spaces
+    /// whose neighbours are there: all of English, Turkish and Vietnamese text, and the diagrams'
+    /// labels. Nil otherwise (a combining mark after a space, say).
     static func byteSplitWords(_ text: String) -> [String]? {
         var text = text
         return text.withUTF8 { bytes -> [String]? in
+            guard splitsOnBytes(bytes) else { return nil }
             var words: [String] = []
-            var start = -1
-            for index in 0..<bytes.count {
-                switch bytes[index] {
-                case 0x0D:
-                    return nil
-                case 0x20:
-                    if index > 0, bytes[index - 1] >= 0x80, !Self.neverPrepend(Self.scalar(endingAt: index, in: bytes)) { return nil }
-                    if index + 1 < bytes.count, bytes[index + 1] >= 0x80, !Self.neverJoinsBefore(Self.scalar(startingAt: index + 1, in: bytes)) { return nil }
-                    fallthrough
-                case 0x0A, 0x09:
-                    if start >= 0 {
-                        words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
-                        start = -1
-                    }
-                default:
-                    if start < 0 { start = index }
-                }
+            forEachRange(bytes) { range in
+                words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+                return true
             }
-            if start >= 0 { words.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)) }
             return words
         }
     }
 
-    private static func neverPrepend(_ value: UInt32) -> Bool { value < 0x600 || (0x1E00...0x1EFF).contains(value) }
+    /// Whether splitting the bytes at spaces, line feeds and tabs gives the Character split.
+    private static func splitsOnBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in 0..<bytes.count {
+            switch bytes[index] {
+            case 0x0D:
+                return false
+            case 0x20:
+                if index > 0, bytes[index - 1] >= 0x80, !Self.neverPrepend(Self.scalar(endingAt: index, in: bytes)) { return false }
+                if index + 1 < bytes.count, bytes[index + 1] >= 0x80, !Self.neverJoinsBefore(Self.scalar(startingAt: index + 1, in: bytes)) { return false }
+            default:
+                break
+            }
+        }
+        return true
+    }
 
-    private static func neverJoinsBefore(_ value: UInt32) -> Bool { value < 0x300 || (0x1E00...0x1EFF).contains(value) }
+    /// The byte ranges of the words between spaces, line feeds and tabs, in order, until
+    /// `body` returns false.
+    private static func forEachRange(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>) -> Bool) {
+        var start = -1
+        for index in 0..<bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x09:
+                if start >= 0 {
+                    if !body(start..<index) { return }
+                    start = -1
+                }
+            default:
+                if start < 0 { start = index }
+            }
+        }
+        if start >= 0 { _ = body(start..<bytes.count) }
+    }
+
+    private static func neverPrepend(_ value: UInt32) -> Bool { value < 0x600 || isSymbolOrLatin(value) }
+
+    private static func neverJoinsBefore(_ value: UInt32) -> Bool { value < 0x300 || isSymbolOrLatin(value) }
+
+    /// Vietnamese letters, punctuation and symbols: no grapheme cluster extends across a space
+    /// from any of them.
+    private static func isSymbolOrLatin(_ value: UInt32) -> Bool {
+        (0x1E00...0x1EFF).contains(value) || (0x2010...0x2027).contains(value) || (0x2030...0x205E).contains(value)
+            || (0x2190...0x27BF).contains(value)
+    }
 
     /// The scalar value whose UTF-8 starts at `index` (valid UTF-8: the String's own bytes).
     private static func scalar(startingAt index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {

@@ -34,7 +34,8 @@ import TestSupport
         // modifier and a halfwidth voiced mark (Extend too), Thai SARA AM (SpacingMark), and
         // Prepend ones before it (U+0600, U+0D4E); and letters that never do.
         let alphabet = ["a", "B", "7", ".", " ", " ", "\n", "\t", "\r", "\r\n", "é", "ş", "ğ", "\u{301}", "\u{200D}", "👍", "ı",
-                        "\u{600}", "\u{D4E}", "\u{E33}", "\u{1F3FB}", "\u{FF9E}", "ạ", "Ư", "đ", "\u{2FF}"]
+                        "\u{600}", "\u{D4E}", "\u{E33}", "\u{1F3FB}", "\u{FF9E}", "ạ", "Ư", "đ", "\u{2FF}",
+                        "→", "■", "—", "…", "\u{200C}", "\u{200D}", "\u{2060}", "\u{20D0}", "\u{FE0F}", "⚠", "✓"]
         var fastCount = 0
         for text in Self.texts(from: alphabet, count: 6000, seed: 2) {
             let characterWords = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
@@ -47,10 +48,73 @@ import TestSupport
         // The fast path is taken for plain text (otherwise it would prove nothing).
         #expect(TextMetrics.byteSplitWords("Sign in with  Apple\tnow\n") == ["Sign", "in", "with", "Apple", "now"])
         #expect(TextMetrics.byteSplitWords("Đăng nhập bị từ chối ş ğ") == ["Đăng", "nhập", "bị", "từ", "chối", "ş", "ğ"])
+        #expect(TextMetrics.byteSplitWords("→ 3. Done — ■ end") == ["→", "3.", "Done", "—", "■", "end"])
+        #expect(TextMetrics.byteSplitWords("a \u{200D}b") == nil)
         #expect(fastCount > 100)
         // A separator before a combining mark is part of a larger Character: no fast path.
         #expect(TextMetrics.byteSplitWords("a \u{301}b") == nil)
         #expect(TextMetrics.words("a \u{301}b") == ["a \u{301}b"])
+    }
+
+    /// The byte wrap gives the lines of the greedy wrap on Characters it replaced (written out
+    /// below), on text that takes the byte path and text that does not, at every width from
+    /// "one letter does not fit" to "all on one line", with cut words and cut lines.
+    @Test func byteWrapIsTheCharacterWrap() {
+        let alphabet = ["a", "B", "mm", "W", "7", ".", " ", " ", " ", "\n", "\t", "\r\n", "é", "ş", "ğ", "\u{301}", "👍", "ạ", "Ư", "đ",
+                        "Sign", "in", "with", "Apple", "Đăng", "nhập", "Giriş", "yapın", "authorization_code", "…", "漢字"]
+        var generator = SplitMix(seed: 4)
+        for text in Self.texts(from: alphabet, count: 6000, seed: 5) {
+            let maxWidth = Int.random(in: 4...320, using: &generator)
+            let size = [12.0, 13.0].randomElement(using: &generator)!
+            let maxLines = Int.random(in: 1...4, using: &generator)
+            #expect(TextMetrics.wrap(text, maxWidth: maxWidth, size: size, maxLines: maxLines)
+                == Self.characterWrap(text, maxWidth: maxWidth, size: size, maxLines: maxLines),
+                "\(text.debugDescription) \(maxWidth) \(size) \(maxLines)")
+        }
+    }
+
+    /// The wrap as it was, on Strings and Characters.
+    static func characterWrap(_ text: String, maxWidth: Int, size: Double, maxLines: Int) -> [String] {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init)
+        let space = TextMetrics.units(" ")
+        var lines: [String] = []
+        var current = ""
+        var currentUnits = 0
+        var truncated = false
+        for word in words {
+            let wordUnits = TextMetrics.units(word)
+            let candidateUnits = current.isEmpty ? wordUnits : currentUnits + space + wordUnits
+            if TextMetrics.pixels(candidateUnits, size: size) <= maxWidth {
+                current = current.isEmpty ? word : current + " " + word
+                currentUnits = candidateUnits
+                continue
+            }
+            if !current.isEmpty {
+                lines.append(current)
+                current = ""
+                currentUnits = 0
+                if lines.count == maxLines { truncated = true; break }
+            }
+            if TextMetrics.pixels(wordUnits, size: size) <= maxWidth {
+                current = word
+                currentUnits = wordUnits
+            } else {
+                current = TextMetrics.cut(word, toFit: maxWidth, size: size)
+                currentUnits = TextMetrics.units(current)
+            }
+        }
+        if !truncated, !current.isEmpty {
+            if lines.count == maxLines { truncated = true } else { lines.append(current) }
+        }
+        if truncated, var last = lines.popLast() {
+            let ellipsis = TextMetrics.units("…")
+            var lastUnits = TextMetrics.units(last)
+            while !last.isEmpty, TextMetrics.pixels(lastUnits + ellipsis, size: size) > maxWidth {
+                lastUnits -= TextMetrics.units(last.removeLast())
+            }
+            lines.append(last + "…")
+        }
+        return lines.isEmpty ? [""] : lines
     }
 
     @Test func escapeIsTheByteEscaper() {
