@@ -138,7 +138,7 @@ extension SiteBuilder {
         var cacheLines: [(String, [UInt8])] = []
         var written: [String: [UInt8]] = [:]
         for index in members {
-            let fragment = infos[index].flow != nil ? Array(infos[index].search.utf8) : (fragments[infos[index].path] ?? [])
+            let fragment = infos[index].flow != nil ? infos[index].search : (fragments[infos[index].path] ?? [])
             cacheLines.append((infos[index].path, fragment))
             if options.memory != nil { written[infos[index].path] = fragment }
         }

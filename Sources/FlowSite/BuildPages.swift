@@ -14,7 +14,7 @@ extension SiteBuilder {
         var record: FlowRecord
         /// Its search and cache shard (from its path).
         var shard: Int
-        var search = ""
+        var search: [UInt8] = []
         var diagnostics: [Diagnostic]
         /// The parsed flow; nil for a flow described from the cache.
         var flow: Flow?
@@ -226,7 +226,7 @@ extension SiteBuilder {
     ) throws {
         let needsCard = infos.indices.filter { infos[$0].flow != nil }
         let work = Array(Set(plan.render + needsCard)).sorted()
-        let slots = OrderedSlots<(error: String?, card: [UInt8], search: String)>(count: work.count)
+        let slots = OrderedSlots<(error: String?, card: [UInt8], search: [UInt8])>(count: work.count)
         let renderSet = Set(plan.render)
         let selected = work.map { infos[$0] }  // (not the whole array: see assignPageKeys)
         DispatchQueue.concurrentPerform(iterations: work.count) { position in

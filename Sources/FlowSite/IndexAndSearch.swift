@@ -90,8 +90,8 @@ extension PageRenderer {
     }
 
     /// The flow's entries in the search index, as a JSON array fragment (cached per flow):
-    /// `[href, title, context, text, lang]` per entry.
-    func searchEntries(_ flow: Flow) -> String {
+    /// `[href, title, context, text, lang]` per entry. Bytes: the shard joins them as bytes.
+    func searchEntries(_ flow: Flow) -> [UInt8] {
         let base = "flows/" + flow.id + ".html"
         let flowTitle = plain(flow.title)
         // One buffer for every entry: fields are marked and quoted straight into it.
@@ -135,7 +135,7 @@ extension PageRenderer {
             let text = plain(section.heading)
             entry(base + "#" + anchors.anchor(for: text), text, flowTitle, MarkdownRenderer.searchText(section.body))
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// Search entries keep their whole text (the search page shows a snippet around the match);
