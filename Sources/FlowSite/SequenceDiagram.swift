@@ -91,7 +91,7 @@ struct SequenceDiagram {
         // Participants and lifelines go first, so messages paint over them.
         var svg = SVGWriter()
         svg.open("svg", [
-            "class": "diagram seq", "viewBox": "0 0 \(width) \(height)", "width": String(width), "height": String(height),
+            "class": "diagram seq", "viewBox": "0 0 \(width) \(height)", "width": .number(width), "height": .number(height),
             "aria-labelledby": "seq-title seq-desc", "role": "group",
         ])
         svg.element("title", ["id": "seq-title"], text: labels["sequence_diagram"] + ": " + PlainText.of(flow.title))
@@ -100,14 +100,14 @@ struct SequenceDiagram {
         if !failingSteps.isEmpty { svg.raw(marker("seq-arrow-fail", className: "arrowhead arrowhead-fail")) }
         svg.raw("</defs>")
         for (i, x) in xs.enumerated() where i < participants.ids.count {
-            svg.element("line", ["class": "lifeline", "x1": String(x), "y1": String(8 + boxHeight), "x2": String(x), "y2": String(bottomBoxY)])
+            svg.element("line", ["class": "lifeline", "x1": .number(x), "y1": .number(8 + boxHeight), "x2": .number(x), "y2": .number(bottomBoxY)])
         }
         for (i, x) in xs.enumerated() where i < participants.ids.count {
             for boxY in [8, bottomBoxY] {
                 let boxWidth = participants.boxWidths[i]
                 svg.open("g", ["class": "participant role-\(participants.roles[i])"])
-                svg.element("rect", ["x": String(x - boxWidth / 2), "y": String(boxY), "width": String(boxWidth), "height": String(boxHeight), "rx": "6"])
-                svg.element("text", ["class": "participant-name", "x": String(x), "y": String(boxY + 23), "text-anchor": "middle"], text: participants.shownNames[i])
+                svg.element("rect", ["x": .number(x - boxWidth / 2), "y": .number(boxY), "width": .number(boxWidth), "height": .number(boxHeight), "rx": "6"])
+                svg.element("text", ["class": "participant-name", "x": .number(x), "y": .number(boxY + 23), "text-anchor": "middle"], text: participants.shownNames[i])
                 svg.close("g")
             }
         }
@@ -237,7 +237,7 @@ struct SequenceDiagram {
             + (failing ? " — " + labels["verdict_fail"] : "")
         let markerURL = failing ? "url(#seq-arrow-fail)" : "url(#seq-arrow)"
         var next: Int
-        body.open("a", ["href": "#\(step.anchor)", "class": kindClass, "data-step": String(step.number)])
+        body.open("a", ["href": "#\(step.anchor)", "class": .text(kindClass), "data-step": .number(step.number)])
         body.element("title", [:], text: tooltip)
         if message.isSelf {
             // The loop on the left, the label right of it from the top of the band.
@@ -245,9 +245,9 @@ struct SequenceDiagram {
             let loopRight = x1 + 36
             let bottom = arrowY + 22
             next = max(bottom, y + textHeight) + 18
-            body.element("rect", ["class": "msg-hit", "x": String(x1 - 12), "y": String(y - 4), "width": String(selfLabelOffset + message.width + 20), "height": String(next - y - 6)])
+            body.element("rect", ["class": "msg-hit", "x": .number(x1 - 12), "y": .number(y - 4), "width": .number(selfLabelOffset + message.width + 20), "height": .number(next - y - 6)])
             body.element("path", [
-                "class": "msg-line", "d": "M\(x1),\(arrowY)H\(loopRight)V\(bottom)H\(x1 + 2)", "marker-end": markerURL,
+                "class": "msg-line", "d": "M\(x1),\(arrowY)H\(loopRight)V\(bottom)H\(x1 + 2)", "marker-end": .text(markerURL),
             ])
             body.text(message.lines, x: x1 + selfLabelOffset, y: y + 12, className: "msg-label", anchor: "start")
             badge(&body, x: x1 + 14, y: arrowY, number: step.number)
@@ -257,10 +257,10 @@ struct SequenceDiagram {
             let direction = x2 > x1 ? 1 : -1
             let lo = min(x1, x2), hi = max(x1, x2)
             next = arrowY + 20
-            body.element("rect", ["class": "msg-hit", "x": String(lo), "y": String(y - 4), "width": String(hi - lo), "height": String(next - y - 2)])
+            body.element("rect", ["class": "msg-hit", "x": .number(lo), "y": .number(y - 4), "width": .number(hi - lo), "height": .number(next - y - 2)])
             body.element("line", [
-                "class": "msg-line", "x1": String(x1), "y1": String(arrowY), "x2": String(x2 - direction * 2), "y2": String(arrowY),
-                "marker-end": markerURL,
+                "class": "msg-line", "x1": .number(x1), "y1": .number(arrowY), "x2": .number(x2 - direction * 2), "y2": .number(arrowY),
+                "marker-end": .text(markerURL),
             ])
             body.text(message.lines, x: (x1 + x2) / 2 + direction * 8, y: y + 12, className: "msg-label")
             badge(&body, x: x1 + direction * 14, y: arrowY, number: step.number)
@@ -277,17 +277,17 @@ struct SequenceDiagram {
         var sections = SVGWriter()
         for (position, branch) in branches.enumerated() {
             if position > 0 {
-                sections.element("line", ["class": "frame-sep", "x1": String(left), "y1": String(cursor - 4), "x2": String(left + frameWidth), "y2": String(cursor - 4)])
-                sections.element("text", ["class": "frame-kw", "x": String(left + 6), "y": String(cursor + 10)], text: "else")
+                sections.element("line", ["class": "frame-sep", "x1": .number(left), "y1": .number(cursor - 4), "x2": .number(left + frameWidth), "y2": .number(cursor - 4)])
+                sections.element("text", ["class": "frame-kw", "x": .number(left + 6), "y": .number(cursor + 10)], text: "else")
                 cursor += 2
             }
             let textX = left + frameTextInset
             let conditionHeight = branch.conditionLines.count * lineHeight
             let tag = branch.href == nil ? "g" : "a"
             if let href = branch.href {
-                sections.open("a", ["href": href, "class": "alt-branch", "data-step": String(step.number)])
+                sections.open("a", ["href": .text(href), "class": "alt-branch", "data-step": .number(step.number)])
             } else {
-                sections.open("g", ["class": "alt-branch alt-end", "data-step": String(step.number)])
+                sections.open("g", ["class": "alt-branch alt-end", "data-step": .number(step.number)])
             }
             sections.element("title", [:], text: branch.alternate.label + " → " + branch.alternate.target.description)
             sections.text(branch.conditionLines, x: textX, y: cursor + 10, className: "alt-cond", anchor: "start")
@@ -296,18 +296,18 @@ struct SequenceDiagram {
             cursor += conditionHeight + branch.targetLines.count * lineHeight + 12
         }
         let bottom = cursor
-        body.open("g", ["class": "alt-frame", "data-step": String(step.number)])
-        body.element("rect", ["class": "frame", "x": String(left), "y": String(top), "width": String(frameWidth), "height": String(bottom - top), "rx": "3"])
+        body.open("g", ["class": "alt-frame", "data-step": .number(step.number)])
+        body.element("rect", ["class": "frame", "x": .number(left), "y": .number(top), "width": .number(frameWidth), "height": .number(bottom - top), "rx": "3"])
         body.element("path", ["class": "frame-tab", "d": "M\(left),\(top)h34v12l-6,6h-28z"])
-        body.element("text", ["class": "frame-kw", "x": String(left + 6), "y": String(top + 13)], text: "alt")
+        body.element("text", ["class": "frame-kw", "x": .number(left + 6), "y": .number(top + 13)], text: "alt")
         body.raw(sections)
         body.close("g")
         return bottom + 14
     }
 
     private func badge(_ svg: inout SVGWriter, x: Int, y: Int, number: Int) {
-        svg.element("circle", ["class": "msg-badge", "cx": String(x), "cy": String(y), "r": number >= 10 ? "10" : "9"])
-        svg.element("text", ["class": "msg-num", "x": String(x), "y": String(y + 4), "text-anchor": "middle"], text: String(number))
+        svg.element("circle", ["class": "msg-badge", "cx": .number(x), "cy": .number(y), "r": number >= 10 ? "10" : "9"])
+        svg.element("text", ["class": "msg-num", "x": .number(x), "y": .number(y + 4), "text-anchor": "middle"], text: String(number))
     }
 
     private func description(names: [String], messages: [Message]) -> String {

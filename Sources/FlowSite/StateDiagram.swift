@@ -70,7 +70,7 @@ struct StateDiagram {
         let nodes = layout.nodes
         var svg = SVGWriter()
         svg.open("svg", [
-            "class": "diagram states", "viewBox": "0 0 \(layout.width) \(layout.height)", "width": String(layout.width), "height": String(layout.height),
+            "class": "diagram states", "viewBox": "0 0 \(layout.width) \(layout.height)", "width": .number(layout.width), "height": .number(layout.height),
             "aria-labelledby": "st-title st-desc", "role": "group",
         ])
         svg.element("title", ["id": "st-title"], text: labels["state_diagram"] + ": " + PlainText.of(flow.title))
@@ -80,16 +80,16 @@ struct StateDiagram {
         // Start dot.
         let first = nodes[start]!
         let startX = first.x + nodeWidth / 2
-        svg.element("circle", ["class": "start", "cx": String(startX), "cy": String(layout.startY), "r": "7"])
-        svg.element("line", ["class": "edge-line", "x1": String(startX), "y1": String(layout.startY + 7), "x2": String(startX), "y2": String(first.y - 2), "marker-end": "url(#st-arrow)"])
+        svg.element("circle", ["class": "start", "cx": .number(startX), "cy": .number(layout.startY), "r": "7"])
+        svg.element("line", ["class": "edge-line", "x1": .number(startX), "y1": .number(layout.startY + 7), "x2": .number(startX), "y2": .number(first.y - 2), "marker-end": "url(#st-arrow)"])
 
         for edge in layout.edges {
             let t = edge.transition
             let tooltip = "\(t.from) → \(t.target)" + (t.label.map { ": " + PlainText.of($0) } ?? "")
-            svg.open("g", ["class": "edge edge-\(routeName(edge.route))", "data-from": String(t.from), "data-to": t.target.description])
+            svg.open("g", ["class": "edge edge-\(routeName(edge.route))", "data-from": .number(t.from), "data-to": .text(t.target.description)])
             svg.element("title", [:], text: tooltip)
             if let path = layout.path(of: edge) {
-                svg.element("path", ["class": "edge-line", "d": path, "marker-end": "url(#st-arrow)"])
+                svg.element("path", ["class": "edge-line", "d": .text(path), "marker-end": "url(#st-arrow)"])
             }
             if edge.hasLabel {
                 svg.text(edge.lines, x: edge.labelX, y: edge.labelY, className: "edge-label", anchor: edge.anchor)
@@ -101,9 +101,9 @@ struct StateDiagram {
         let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         for number in machine.states {
             let node = nodes[number]!
-            svg.open("a", ["href": "#step-\(number)", "class": "state", "data-step": String(number)])
+            svg.open("a", ["href": "#step-\(number)", "class": "state", "data-step": .number(number)])
             svg.element("title", [:], text: "\(number). " + PlainText.of(titles[number] ?? ""))
-            svg.element("rect", ["x": String(node.x), "y": String(node.y), "width": String(nodeWidth), "height": String(node.height), "rx": "8"])
+            svg.element("rect", ["x": .number(node.x), "y": .number(node.y), "width": .number(nodeWidth), "height": .number(node.height), "rx": "8"])
             svg.text(node.lines, x: node.x + nodeWidth / 2, y: node.y + (node.height - node.lines.count * lineHeight) / 2 + 13, className: "state-label")
             svg.close("a")
         }
@@ -112,9 +112,9 @@ struct StateDiagram {
             let width = layout.outcomeWidths[index]
             let kind = ["success", "failure", "cancelled"].contains(outcome.rawValue) ? outcome.rawValue : "other"
             svg.open("g", ["class": "outcome outcome-\(kind)"])
-            svg.element("rect", ["x": String(layout.outcomeX), "y": String(oy), "width": String(width), "height": "30", "rx": "15"])
-            svg.element("rect", ["class": "outcome-inner", "x": String(layout.outcomeX + 3), "y": String(oy + 3), "width": String(width - 6), "height": "24", "rx": "12"])
-            svg.element("text", ["class": "outcome-label", "x": String(layout.outcomeX + width / 2), "y": String(oy + 20), "text-anchor": "middle"], text: labels["end"] + ": " + outcome.rawValue)
+            svg.element("rect", ["x": .number(layout.outcomeX), "y": .number(oy), "width": .number(width), "height": "30", "rx": "15"])
+            svg.element("rect", ["class": "outcome-inner", "x": .number(layout.outcomeX + 3), "y": .number(oy + 3), "width": .number(width - 6), "height": "24", "rx": "12"])
+            svg.element("text", ["class": "outcome-label", "x": .number(layout.outcomeX + width / 2), "y": .number(oy + 20), "text-anchor": "middle"], text: labels["end"] + ": " + outcome.rawValue)
             svg.close("g")
         }
         svg.close("svg")

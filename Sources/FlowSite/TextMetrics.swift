@@ -232,6 +232,17 @@ enum TextMetrics {
     }
 }
 
+/// An SVG attribute's value: text, escaped as it is written, or a number, written as its
+/// digits (no String made for it: a diagram writes thousands of coordinates).
+enum SVGValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
+    case text(String)
+    case number(Int)
+
+    init(stringLiteral value: String) { self = .text(value) }
+
+    init(stringInterpolation: DefaultStringInterpolation) { self = .text(String(stringInterpolation: stringInterpolation)) }
+}
+
 /// Tiny helper to assemble SVG markup. Text content and attribute values are escaped here; the
 /// element names and attribute names are constants in the diagram code.
 struct SVGWriter {
@@ -247,21 +258,42 @@ struct SVGWriter {
 
     mutating func raw(bytes markup: [UInt8]) { bytes.append(contentsOf: markup) }
 
-    mutating func open(_ name: String, _ attributes: KeyValuePairs<String, String> = [:]) {
+    mutating func open(_ name: String, _ attributes: KeyValuePairs<String, SVGValue> = [:]) {
         bytes.append(UInt8(ascii: "<"))
         bytes.append(contentsOf: name.utf8)
         appendAttributes(attributes)
         bytes.append(UInt8(ascii: ">"))
     }
 
-    private mutating func appendAttributes(_ attributes: KeyValuePairs<String, String>) {
+    private mutating func appendAttributes(_ attributes: KeyValuePairs<String, SVGValue>) {
         for (key, value) in attributes {
             bytes.append(UInt8(ascii: " "))
             bytes.append(contentsOf: key.utf8)
             bytes.append(UInt8(ascii: "="))
             bytes.append(UInt8(ascii: "\""))
-            HTML.appendEscaped(value, to: &bytes)
+            switch value {
+            case .text(let text): HTML.appendEscaped(text, to: &bytes)
+            case .number(let number): appendDigits(number)
+            }
             bytes.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// An integer's decimal digits, as `String(number)` writes them.
+    private mutating func appendDigits(_ number: Int) {
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: buffer[(20 - count)...])
         }
     }
 
@@ -272,7 +304,7 @@ struct SVGWriter {
         bytes.append(UInt8(ascii: ">"))
     }
 
-    mutating func element(_ name: String, _ attributes: KeyValuePairs<String, String>, text: String? = nil) {
+    mutating func element(_ name: String, _ attributes: KeyValuePairs<String, SVGValue>, text: String? = nil) {
         bytes.append(UInt8(ascii: "<"))
         bytes.append(contentsOf: name.utf8)
         appendAttributes(attributes)

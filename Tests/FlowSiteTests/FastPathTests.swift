@@ -117,6 +117,17 @@ import TestSupport
         return lines.isEmpty ? [""] : lines
     }
 
+    /// A number attribute is written as `String(number)` writes it, and text is escaped.
+    @Test func svgNumbersAreTheirDigits() {
+        var generator = SplitMix(seed: 6)
+        let numbers = [0, 7, -1, 10, -10, 99, 100, 1_000_000, Int.max, Int.min] + (0..<2000).map { _ in Int.random(in: -100_000...100_000, using: &generator) }
+        for number in numbers {
+            var svg = SVGWriter()
+            svg.element("rect", ["x": .number(number), "class": "a<b"])
+            #expect(String(decoding: svg.bytes, as: UTF8.self) == "<rect x=\"\(number)\" class=\"a&lt;b\"/>")
+        }
+    }
+
     @Test func escapeIsTheByteEscaper() {
         let alphabet = ["a", "<", ">", "&", "\"", "'", "é", "\u{202E}", "\u{200B}", "\u{7}", "\u{7F}", "\u{85}", "\n", "\t", "\r", "©", "’", "\u{FEFF}", "ş", "ạ",
                         "—", "→", "\u{200A}", "\u{2029}", "\u{206A}", "\u{FFFD}"]
