@@ -86,8 +86,9 @@ public struct SiteBuilder: Sendable {
     public var options: SiteBuildOptions
     public var parser: SpecParser
 
-    /// Bump when page rendering changes in a way the theme hash does not capture.
-    static let rendererVersion = "site-renderer 3"
+    /// Bump when page rendering changes in a way the theme hash does not capture (4: prose
+    /// followed directly by a table no longer begins with the front matter's `---`).
+    static let rendererVersion = "site-renderer 4"
 
     public init(options: SiteBuildOptions, parser: SpecParser = SpecParser()) {
         self.options = options
