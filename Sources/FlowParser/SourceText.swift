@@ -61,16 +61,30 @@ package struct SourceText: Sendable {
 
     /// The code-point column where `needle` first occurs on `line` at or after code-point
     /// column `from`, or nil.
+    /// Searched on the line's UTF-8 bytes (a parsed file's are valid UTF-8): a needle's bytes can
+    /// only match where a code point starts, so the first byte match is the first scalar match.
     func column(of needle: String, onLine line: Int, from: Int = 1) -> Int? {
-        let scalars = Array(lineText(line).unicodeScalars)
-        let target = Array(needle.unicodeScalars)
-        guard !target.isEmpty, scalars.count >= target.count else { return nil }
-        var index = max(from - 1, 0)
-        while index + target.count <= scalars.count {
-            if scalars[index..<(index + target.count)].elementsEqual(target) { return index + 1 }
-            index += 1
+        let hay = lineBytes(line)
+        var needle = needle
+        return needle.withUTF8 { target -> Int? in
+            guard let first = target.first else { return nil }
+            var start = hay.startIndex
+            var column = 1
+            while column < from, start < hay.endIndex {  // the byte where code point `from` starts
+                start += 1
+                while start < hay.endIndex, hay[start] & 0xC0 == 0x80 { start += 1 }
+                column += 1
+            }
+            guard column == from || from < 1 else { return nil }
+            var index = start
+            while index + target.count <= hay.endIndex {
+                if hay[index] == first, hay[index..<(index + target.count)].elementsEqual(target) {
+                    return column + hay[start..<index].reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+                }
+                index += 1
+            }
+            return nil
         }
-        return nil
     }
 }
 

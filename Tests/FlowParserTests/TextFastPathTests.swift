@@ -24,6 +24,33 @@ import FlowModel
         #expect(byteSplits > 1000, "the byte path is exercised")
     }
 
+    /// `SourceText.column(of:onLine:from:)` on bytes gives the code-point column the search on
+    /// Unicode scalars it replaced gave (written out below), for every start column.
+    @Test func columnSearchIsAScalarSearch() {
+        let alphabet = ["a", "-", ">", "→", "é", "e", "\u{301}", " ", "`", "👍"]
+        for text in Self.texts(from: alphabet, count: 1500, seed: 9) {
+            let source = SourceText(file: "t.md", bytes: Array(("x\n" + text + "\ny").utf8))
+            for needle in ["→", "->", "é", "e\u{301}", "\u{301}", "", "a a", "`", "👍 a"] {
+                for from in -1...(text.unicodeScalars.count + 2) {
+                    #expect(source.column(of: needle, onLine: 2, from: from) == Self.scalarColumn(of: needle, in: text, from: from),
+                            "\(text.debugDescription) \(needle.debugDescription) \(from)")
+                }
+            }
+        }
+    }
+
+    static func scalarColumn(of needle: String, in line: String, from: Int) -> Int? {
+        let scalars = Array(line.unicodeScalars)
+        let target = Array(needle.unicodeScalars)
+        guard !target.isEmpty, scalars.count >= target.count else { return nil }
+        var index = max(from - 1, 0)
+        while index + target.count <= scalars.count {
+            if scalars[index..<(index + target.count)].elementsEqual(target) { return index + 1 }
+            index += 1
+        }
+        return nil
+    }
+
     @Test func utf8ContainsIsAScalarSearch() {
         let alphabet = ["a", "-", ">", "→", "é", "e", "\u{301}", " "]
         for text in Self.texts(from: alphabet, count: 4000, seed: 8) {
