@@ -37,7 +37,13 @@ package struct SourceText: Sendable {
     package func text(lines first: Int, _ last: Int) -> String {
         let lower = max(1, first), upper = min(last, lineCount)
         guard lower <= upper else { return "" }
-        return (lower...upper).map(lineText).joined(separator: "\n")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lineBytes(upper).endIndex - lineStarts[lower - 1])
+        for line in lower...upper {
+            if line > lower { bytes.append(0x0A) }
+            bytes.append(contentsOf: lineBytes(line))
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Converts a 1-based byte column on `line` into a 1-based code-point column.

@@ -39,6 +39,21 @@ import FlowModel
         }
     }
 
+    /// `SourceText.text(lines:_:)` joins the lines' bytes as joining their Strings did.
+    @Test func linesJoinAsStringsDo() {
+        let alphabet = ["a", "é", " ", "\n", "\r\n", "\r", "\u{301}", "👍", "\n\n"]
+        for text in Self.texts(from: alphabet, count: 1500, seed: 10) {
+            let source = SourceText(file: "t.md", bytes: Array(text.utf8))
+            for first in -1...(source.lineCount + 1) {
+                for last in (first - 1)...(source.lineCount + 2) {
+                    let lower = max(1, first), upper = min(last, source.lineCount)
+                    let joined = lower <= upper ? (lower...upper).map(source.lineText).joined(separator: "\n") : ""
+                    #expect(source.text(lines: first, last) == joined, "\(text.debugDescription) \(first) \(last)")
+                }
+            }
+        }
+    }
+
     static func scalarColumn(of needle: String, in line: String, from: Int) -> Int? {
         let scalars = Array(line.unicodeScalars)
         let target = Array(needle.unicodeScalars)
