@@ -3,7 +3,8 @@ import FlowParser
 /// One line of inline Markdown (a title, a label) as plain text, for SVG and `<title>`.
 enum PlainText {
     static func of(_ text: String) -> String {
-        guard text.utf8.contains(where: isMarkup) else { return text }
+        var contiguous = text
+        guard contiguous.withUTF8({ $0.contains(where: isMarkup) }) else { return text }
         // `<` is escaped first: in a one-line label, angle brackets are text the writer typed,
         // shown literally (and escaped on output), never dropped as raw HTML.
         return MarkdownRenderer.plainText(source: literalAngles(text)).trimmingCharacters()
