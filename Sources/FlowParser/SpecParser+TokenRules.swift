@@ -10,7 +10,7 @@ extension FlowBuilder {
         guard let header = rows.first, header.type == "table_header" || header.type == "table_row" else { return nil }
         let headerCells = header.children.map { $0.plainText.trimmingCharacters().lowercased() }
         guard headerCells.first == "rule" else { return nil }
-        let tableLocation = source.location(line: table.startLine + offset, byteColumn: table.startColumn)
+        let tableLocation = source.location(line: lines(of: table).first + offset, byteColumn: table.startColumn)
         guard let tokenColumn = headerCells.firstIndex(of: "token") else {
             report(.malformedTokenRules, at: tableLocation, "the token-rules table has no 'Token' column",
                    hint: "columns are `Rule | Token | Requirement`")

@@ -77,6 +77,8 @@ struct FlowBuilder {
     /// Prose rendering asked for, and the parsed body whose nodes it renders.
     let prose: ProseRendering?
     var document: CmarkDocument?
+    /// Lines of the blocks cmark-gfm gave no position, and of the tables after them (`lines(of:)`).
+    var placedLines: [OpaquePointer: (first: Int, last: Int)] = [:]
 
     init(source: SourceText, prose: ProseRendering? = nil) {
         self.source = source
@@ -152,8 +154,9 @@ struct FlowBuilder {
         let bodyStart = source.lineStarts[firstLine - 1]
         let document = CmarkDocument(markdown: source.bytes[bodyStart...])
         self.document = document
-        defer { self.document = nil }
+        defer { self.document = nil; placedLines = [:] }
         let offset = firstLine - 1
+        placeInterruptedParagraphs(document, offset: offset)
 
         var sections: [ProseSection] = []
         var steps: [Step] = []
@@ -264,12 +267,12 @@ struct FlowBuilder {
         var kept: [CmarkNode] = []
         for block in blocks {
             if block.type == "table", let rules = parseTokenTable(block, offset: offset) {
+                let location = source.location(line: lines(of: block).first + offset, byteColumn: block.startColumn)
                 if flow.tokenRulesLocation != nil {
-                    report(.malformedTokenRules, at: source.location(line: block.startLine + offset, byteColumn: block.startColumn),
-                           "a second token-rules table", hint: "keep all token rules in one table")
+                    report(.malformedTokenRules, at: location, "a second token-rules table", hint: "keep all token rules in one table")
                 }
                 flow.tokenRules += rules
-                flow.tokenRulesLocation = flow.tokenRulesLocation ?? source.location(line: block.startLine + offset, byteColumn: block.startColumn)
+                flow.tokenRulesLocation = flow.tokenRulesLocation ?? location
                 continue
             }
             kept.append(block)
@@ -280,27 +283,27 @@ struct FlowBuilder {
         sections.append(ProseSection(heading: heading, level: level, body: markdown, placement: placement))
     }
 
-    /// Markdown source of blocks, sliced from the file by their line ranges. Top-level blocks
-    /// are also rendered from their nodes when prose rendering was asked for (blocks nested in a
-    /// list item are not: a tight list would render their paragraphs without `<p>`, unlike the
-    /// same text on its own, which is how the site has always shown them).
-    ///
-    /// A paragraph that a GFM table interrupts has no position in cmark-gfm 0.29: the table's
-    /// range starts at the paragraph's first line and holds its text. Such a block is left to the
-    /// table's slice (sliced as line 0, it was the front matter's closing `---`, an `<hr>`).
+    /// Markdown source of blocks, sliced from the file by their line ranges (`lines(of:)`: a
+    /// paragraph that a table interrupts is placed by the table's delimiter row; a block still
+    /// without a position is left out of the source). Top-level blocks are also rendered from
+    /// their nodes when prose rendering was asked for (blocks nested in a list item are not: a
+    /// tight list would render their paragraphs without `<p>`, unlike the same text on its own,
+    /// which is how the site has always shown them).
     func markdownOf(_ blocks: [CmarkNode], offset: Int, topLevel: Bool = false) -> Markdown {
-        let positioned = blocks.filter { $0.startLine > 0 }
+        let positioned = blocks.filter { lines(of: $0).first > 0 }
         guard let first = positioned.first else {
             return Markdown(source: "", location: source.location(line: max(1, offset), column: 1))
         }
         let text = positioned.map { block in
-            source.text(lines: block.startLine + offset, max(block.startLine, block.endLine) + offset).trimmingTrailingWhitespace()
+            let (firstLine, lastLine) = lines(of: block)
+            return source.text(lines: firstLine + offset, lastLine + offset).trimmingTrailingWhitespace()
         }.joined(separator: "\n\n")
         var rendered: RenderedMarkdown?
         if topLevel, let prose, let document {
             rendered = MarkdownRenderer.rendered(blocks, of: document, allowRawHTML: prose.allowRawHTML)
         }
-        return Markdown(source: text, location: source.location(line: first.startLine + offset, byteColumn: first.startColumn), rendered: rendered)
+        let location = source.location(line: lines(of: first).first + offset, byteColumn: max(1, first.startColumn))
+        return Markdown(source: text, location: location, rendered: rendered)
     }
 
 }

@@ -72,9 +72,23 @@ import Testing
         let text = "---\nid: x\ntitle: X\nactors: { a: { name: A, role: client } }\n---\n\n## Purpose\n\nWhy, in two\nlines.\n| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter.\n"
         let flow = try #require(parse(text).flow)
         let body = try #require(flow.sections.first { $0.heading == "Purpose" }?.body)
-        #expect(body.source == "Why, in two\nlines.\n| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter.")
+        #expect(body.source == "Why, in two\nlines.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nAfter.")
         #expect(body.location.line == 9)
         #expect(!MarkdownRenderer.html(body).contains("<hr"))
+        #expect(MarkdownRenderer.html(body).hasPrefix("<p>Why, in two\nlines.</p>\n<table>"))
+    }
+
+    /// The same with the token-rules table: the text before it stays the section's prose (it was
+    /// dropped once the line-0 slice was), and the table is located at its header row.
+    @Test func proseRightBeforeTheTokenTableIsKept() throws {
+        let text = "---\nid: x\ntitle: X\nactors: { a: { name: A, role: client } }\n---\n\n## Token rules\n\nThe backend checks:\n| Rule | Token | Requirement |\n|---|---|---|\n| signature | id_token @ 1 | signed |\n\n## Steps\n\n### 1. Go\na → a\n"
+        let flow = try #require(parse(text).flow)
+        let body = try #require(flow.sections.first { $0.heading == "Token rules" }?.body)
+        #expect(body.source == "The backend checks:")
+        #expect(body.location.line == 9)
+        #expect(flow.tokenRules.map(\.id) == ["signature"])
+        #expect(flow.tokenRulesLocation?.line == 10)
+        #expect(flow.tokenRules.first?.location.line == 12)
     }
 
     @Test func markdownRendererIsSafe() {
