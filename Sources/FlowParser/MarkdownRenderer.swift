@@ -31,8 +31,7 @@ public enum MarkdownRenderer {
         var options = CMARK_OPT_DEFAULT
         if allowRawHTML { options |= CMARK_OPT_UNSAFE }
         let html = document.renderHTML(options: options)
-        // The same parse gives the search text (the search index asks for it next).
-        memo.store(html: html, for: key, searchText: document.searchText(), source: source)
+        memo.store(html: html, for: key)
         return html
     }
 
@@ -164,8 +163,9 @@ import Darwin
 #endif
 
 /// Rendered prose remembered per thread: a page renders the same titles several times (step,
-/// branch targets, next links, contents) and the search index wants the words of prose the
-/// page just rendered as HTML. Bounded; cleared when full. Per thread, so no locks.
+/// branch targets, next links, contents). Prose a site build parsed comes with its HTML and
+/// words (`Markdown.rendered`) and does not come here. Bounded; cleared when full. Per thread,
+/// so no locks.
 final class RenderMemo {
     private var htmlBySource: [SourceKey: String] = [:]
     private var plainBySource: [SourceKey: String] = [:]
@@ -192,10 +192,9 @@ final class RenderMemo {
 
     func searchText(_ source: String) -> String? { searchBySource[SourceKey(text: source)] }
 
-    func store(html rendered: String, for key: String, searchText text: String, source: String) {
+    func store(html rendered: String, for key: String) {
         if htmlBySource.count >= Self.limit { htmlBySource.removeAll(keepingCapacity: true) }
         htmlBySource[SourceKey(text: key)] = rendered
-        store(searchText: text, source: source)
     }
 
     func store(searchText text: String, source: String) {
