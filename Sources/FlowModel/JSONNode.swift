@@ -291,9 +291,11 @@ extension JSONNode {
     package static func appendQuoted(utf8 bytes: UnsafeBufferPointer<UInt8>, scriptSafe: Bool, to out: inout [UInt8]) {
         out.append(0x22)
         do {
-            // One pass: runs of bytes that need no escape are copied whole.
+            // One pass: runs of bytes that need no escape are copied whole, and blocks of
+            // sixteen bytes none of which may need one are passed at once (`ByteBlocks.skip`).
             var runStart = 0
             var index = 0
+            var blockEnd = 0
             func escape(_ literal: StaticString, skipping count: Int = 1) {
                 if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
                 literal.withUTF8Buffer { out.append(contentsOf: $0) }
@@ -301,6 +303,15 @@ extension JSONNode {
                 runStart = index
             }
             while index < bytes.count {
+                if index >= blockEnd {
+                    index = ByteBlocks.skip(bytes, from: index) { block in
+                        ByteBlocks.equal(block, 0x22) .| ByteBlocks.equal(block, 0x5C) .| ByteBlocks.below(block, 0x20)
+                            .| ByteBlocks.equal(block, 0x3C) .| ByteBlocks.equal(block, 0x3E) .| ByteBlocks.equal(block, 0x26)
+                            .| ByteBlocks.equal(block, 0xE2)
+                    }
+                    blockEnd = index + 16
+                    if index >= bytes.count { break }
+                }
                 let byte = bytes[index]
                 switch byte {
                 case 0x22: escape("\\\"")

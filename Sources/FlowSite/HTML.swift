@@ -34,22 +34,35 @@ enum HTML {
     }
 
     /// False, having written part of `bytes`, when `stopAtMarks` and a scalar to mark is met.
+    /// Blocks of sixteen bytes with nothing to escape or mark are passed at once
+    /// (`ByteBlocks.skip`); the others are read byte by byte.
     private static func appendEscapedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], stopAtMarks: Bool) -> Bool {
         var runStart = 0
-        for index in 0..<bytes.count {
-            let replacement: StaticString
-            switch bytes[index] {
-            case 0x26: replacement = "&amp;"
-            case 0x3C: replacement = "&lt;"
-            case 0x3E: replacement = "&gt;"
-            case 0x22: replacement = "&quot;"
-            case 0x27: replacement = "&#39;"
-            case let byte where stopAtMarks && TerminalText.mayStartMark(byte) && TerminalText.startsMark(bytes, at: index): return false
-            default: continue
+        var index = 0
+        while index < bytes.count {
+            index = ByteBlocks.skip(bytes, from: index) { block in
+                ByteBlocks.equal(block, 0x26) .| ByteBlocks.equal(block, 0x3C) .| ByteBlocks.equal(block, 0x3E)
+                    .| ByteBlocks.equal(block, 0x22) .| ByteBlocks.equal(block, 0x27) .| ByteBlocks.mayStartMark(block)
             }
-            if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-            replacement.withUTF8Buffer { out.append(contentsOf: $0) }
-            runStart = index + 1
+            let blockEnd = min(index + 16, bytes.count)
+            while index < blockEnd {
+                let replacement: StaticString
+                switch bytes[index] {
+                case 0x26: replacement = "&amp;"
+                case 0x3C: replacement = "&lt;"
+                case 0x3E: replacement = "&gt;"
+                case 0x22: replacement = "&quot;"
+                case 0x27: replacement = "&#39;"
+                case let byte where stopAtMarks && TerminalText.mayStartMark(byte) && TerminalText.startsMark(bytes, at: index): return false
+                default:
+                    index += 1
+                    continue
+                }
+                if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                replacement.withUTF8Buffer { out.append(contentsOf: $0) }
+                index += 1
+                runStart = index
+            }
         }
         if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         return true

@@ -140,12 +140,13 @@ import TestSupport
         #expect(HTML.escape("a\u{7F}b") == "a⟦U+007F⟧b")
     }
 
-    /// The escaper reads eight bytes at a time: it writes what escaping scalar by scalar
-    /// writes, wherever in a word the character to escape or mark falls (texts long enough to
-    /// hold several words, with long clean stretches between).
+    /// The escaper reads sixteen bytes at a time: it writes what escaping scalar by scalar
+    /// writes, wherever in a block the character to escape or mark falls (texts long enough to
+    /// hold several blocks, with long clean stretches between).
     @Test func escapeIsTheScalarEscaper() {
         let alphabet = ["a", "bcdefgh", "<", ">", "&", "\"", "'", "é", "ạ", "\u{202E}", "\u{200B}", "\u{7}", "\u{7F}", "\u{85}", "\u{A0}", "\n", "\t", "\r",
-                        "©", "’", "—", "\u{FEFF}", "\u{2029}", "\u{2066}", "👍", String(repeating: "x", count: 9)]
+                        "©", "’", "—", "\u{FEFF}", "\u{2029}", "\u{2066}", "👍", String(repeating: "x", count: 9),
+                        String(repeating: "z", count: 16), String(repeating: "q", count: 23), "ạạạạạạ"]
         var generator = SplitMix(seed: 12)
         for _ in 0..<3000 {
             let text = (0..<Int.random(in: 0...60, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined()
@@ -185,6 +186,31 @@ import TestSupport
             }
             #expect(SWAR.containsControl(word) == bytes.contains { $0 < 0x20 }, "\(bytes)")
             #expect(SWAR.mayStartMark(word) == bytes.contains { $0 < 0x20 || [0x7F, 0xC2, 0xE2, 0xEF].contains($0) }, "\(bytes)")
+        }
+    }
+
+    /// Each sixteen-byte test marks exactly the lanes of its kind, for every position and value
+    /// next to the ones it looks for; a block is "any" when one lane is.
+    @Test func blockTestsSeeEveryByte() {
+        var generator = SplitMix(seed: 14)
+        let fillers: [UInt8] = [0x20, 0x41, 0x61, 0x7E, 0x80, 0xBF, 0xC3, 0xE1, 0xFF]
+        let probes: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x1F, 0x20, 0x21, 0x22, 0x26, 0x27, 0x3C, 0x3E, 0x5C, 0x7E, 0x7F, 0x80, 0xC1, 0xC2, 0xC3, 0xE2, 0xEE, 0xEF, 0xF0]
+        for _ in 0..<2000 {
+            var bytes = (0..<16).map { _ in fillers.randomElement(using: &generator)! }
+            for _ in 0..<Int.random(in: 0...2, using: &generator) { bytes[Int.random(in: 0..<16, using: &generator)] = probes.randomElement(using: &generator)! }
+            let block = ByteBlocks.Block(bytes)
+            func lanes(_ mask: ByteBlocks.Mask) -> [Bool] { (0..<16).map { mask[$0] } }
+            for value in probes {
+                #expect(lanes(ByteBlocks.equal(block, value)) == bytes.map { $0 == value }, "\(bytes) \(value)")
+                #expect(lanes(ByteBlocks.below(block, value)) == bytes.map { $0 < value }, "\(bytes) \(value)")
+                #expect(ByteBlocks.isAny(ByteBlocks.equal(block, value)) == bytes.contains(value), "\(bytes) \(value)")
+            }
+            #expect(lanes(ByteBlocks.mayStartMark(block)) == bytes.map { $0 < 0x20 || [0x7F, 0xC2, 0xE2, 0xEF].contains($0) }, "\(bytes)")
+            // The skip stops at the first block holding a candidate, never before it.
+            let text = bytes + bytes.map { _ in UInt8(ascii: "a") } + bytes + [0x3C]
+            let stop = text.withUnsafeBufferPointer { buffer in ByteBlocks.skip(buffer, from: 0) { ByteBlocks.equal($0, 0x3C) } }
+            let firstBlock = text.firstIndex(of: 0x3C).map { $0 / 16 * 16 } ?? 48
+            #expect(stop == min(firstBlock, 48), "\(bytes)")
         }
     }
 
