@@ -33,6 +33,14 @@ enum HTML {
         _ = marked.withUTF8 { appendEscapedBytes($0, to: &out, stopAtMarks: false) }
     }
 
+    /// `appendEscaped` of a constant of the code (an SVG attribute's literal value).
+    static func appendEscaped(_ text: StaticString, to out: inout [UInt8]) {
+        let start = out.count
+        guard !text.withUTF8Buffer({ appendEscapedBytes($0, to: &out, stopAtMarks: true) }) else { return }
+        out.removeSubrange(start...)
+        appendEscaped(text.description, to: &out)
+    }
+
     /// False, having written part of `bytes`, when `stopAtMarks` and a scalar to mark is met.
     /// Blocks of sixteen bytes with nothing to escape or mark are passed at once
     /// (`ByteBlocks.skip`); the others are read byte by byte.

@@ -283,7 +283,7 @@ struct SequenceDiagram {
             }
             let textX = left + frameTextInset
             let conditionHeight = branch.conditionLines.count * lineHeight
-            let tag = branch.href == nil ? "g" : "a"
+            let tag: StaticString = branch.href == nil ? "g" : "a"
             if let href = branch.href {
                 sections.open("a", ["href": .text(href), "class": "alt-branch", "data-step": .number(step.number)])
             } else {

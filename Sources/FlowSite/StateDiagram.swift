@@ -38,7 +38,7 @@ struct StateDiagram {
         var endY = 0
         var labelX = 0
         var labelY = 0
-        var anchor = "start"
+        var anchor: StaticString = "start"
         var hasLabel: Bool { !(lines.count == 1 && lines[0].isEmpty) }
         var labelHeight: Int { hasLabel ? lines.count * 17 : 0 }
     }

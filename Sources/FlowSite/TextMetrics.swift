@@ -232,19 +232,33 @@ enum TextMetrics {
     }
 }
 
-/// An SVG attribute's value: text, escaped as it is written, or a number, written as its
-/// digits (no String made for it: a diagram writes thousands of coordinates).
+/// An SVG attribute's value: a constant of the diagram code, text (an interpolation, or a
+/// value from the spec), or a number, written as its digits. All text is escaped as it is
+/// written; constants and numbers make no String (a diagram writes thousands of attributes).
 enum SVGValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
+    case literal(StaticString)
     case text(String)
     case number(Int)
 
-    init(stringLiteral value: String) { self = .text(value) }
+    init(stringLiteral value: StaticString) { self = .literal(value) }
 
-    init(stringInterpolation: DefaultStringInterpolation) { self = .text(String(stringInterpolation: stringInterpolation)) }
+    init(stringInterpolation: Interpolation) { self = .text(stringInterpolation.text) }
+
+    /// `"M\(x),\(y)"`: a text made of the literal's pieces and the values' descriptions.
+    struct Interpolation: StringInterpolationProtocol {
+        var text = ""
+
+        init(literalCapacity: Int, interpolationCount: Int) { text.reserveCapacity(literalCapacity + 8 * interpolationCount) }
+
+        mutating func appendLiteral(_ literal: StaticString) { text += literal.description }
+
+        mutating func appendInterpolation(_ value: some CustomStringConvertible) { text += value.description }
+    }
 }
 
 /// Tiny helper to assemble SVG markup. Text content and attribute values are escaped here; the
-/// element names and attribute names are constants in the diagram code.
+/// element names and attribute names are constants in the diagram code (`StaticString`: their
+/// bytes are copied as they are, no String made or measured).
 struct SVGWriter {
     /// The markup so far, as UTF-8 bytes (appending bytes costs a fraction of appending Strings,
     /// and a page has thousands of attributes).
@@ -252,35 +266,39 @@ struct SVGWriter {
 
     init() { bytes.reserveCapacity(16_384) }
 
+    /// Markup written by the diagram code itself.
+    mutating func raw(_ markup: StaticString) { markup.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+
     mutating func raw(_ markup: String) { bytes.append(contentsOf: markup.utf8) }
 
     mutating func raw(_ other: SVGWriter) { bytes.append(contentsOf: other.bytes) }
 
     mutating func raw(bytes markup: [UInt8]) { bytes.append(contentsOf: markup) }
 
-    mutating func open(_ name: String, _ attributes: KeyValuePairs<String, SVGValue> = [:]) {
+    mutating func open(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, SVGValue> = [:]) {
         bytes.append(UInt8(ascii: "<"))
-        bytes.append(contentsOf: name.utf8)
+        raw(name)
         appendAttributes(attributes)
         bytes.append(UInt8(ascii: ">"))
     }
 
-    private mutating func appendAttributes(_ attributes: KeyValuePairs<String, SVGValue>) {
+    private mutating func appendAttributes(_ attributes: KeyValuePairs<StaticString, SVGValue>) {
         for (key, value) in attributes {
             bytes.append(UInt8(ascii: " "))
-            bytes.append(contentsOf: key.utf8)
+            raw(key)
             bytes.append(UInt8(ascii: "="))
             bytes.append(UInt8(ascii: "\""))
             switch value {
+            case .literal(let text): HTML.appendEscaped(text, to: &bytes)
             case .text(let text): HTML.appendEscaped(text, to: &bytes)
-            case .number(let number): appendDigits(number)
+            case .number(let number): digits(number)
             }
             bytes.append(UInt8(ascii: "\""))
         }
     }
 
     /// An integer's decimal digits, as `String(number)` writes them.
-    private mutating func appendDigits(_ number: Int) {
+    mutating func digits(_ number: Int) {
         if number < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = number.magnitude
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
@@ -297,16 +315,16 @@ struct SVGWriter {
         }
     }
 
-    mutating func close(_ name: String) {
+    mutating func close(_ name: StaticString) {
         bytes.append(UInt8(ascii: "<"))
         bytes.append(UInt8(ascii: "/"))
-        bytes.append(contentsOf: name.utf8)
+        raw(name)
         bytes.append(UInt8(ascii: ">"))
     }
 
-    mutating func element(_ name: String, _ attributes: KeyValuePairs<String, SVGValue>, text: String? = nil) {
+    mutating func element(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, SVGValue>, text: String? = nil) {
         bytes.append(UInt8(ascii: "<"))
-        bytes.append(contentsOf: name.utf8)
+        raw(name)
         appendAttributes(attributes)
         if let text {
             bytes.append(UInt8(ascii: ">"))
@@ -321,10 +339,24 @@ struct SVGWriter {
     /// Multi-line text: one `<tspan>` per line, `lineHeight` apart (17 px: 1.3 em at 13 px, so the
     /// boxes of consecutive lines do not touch even with Vietnamese stacked diacritics), first
     /// baseline at `y`.
-    mutating func text(_ lines: [String], x: Int, y: Int, lineHeight: Int = 17, className: String, anchor: String = "middle") {
-        raw("<text class=\"\(className)\" x=\"\(x)\" y=\"\(y)\" text-anchor=\"\(anchor)\">")
+    mutating func text(_ lines: [String], x: Int, y: Int, lineHeight: Int = 17, className: StaticString, anchor: StaticString = "middle") {
+        raw("<text class=\"")
+        raw(className)
+        raw("\" x=\"")
+        digits(x)
+        raw("\" y=\"")
+        digits(y)
+        raw("\" text-anchor=\"")
+        raw(anchor)
+        raw("\">")
         for (index, line) in lines.enumerated() {
-            raw(index == 0 ? "<tspan x=\"\(x)\">" : "<tspan x=\"\(x)\" dy=\"\(lineHeight)\">")
+            raw("<tspan x=\"")
+            digits(x)
+            if index > 0 {
+                raw("\" dy=\"")
+                digits(lineHeight)
+            }
+            raw("\">")
             HTML.appendEscaped(line, to: &bytes)
             raw("</tspan>")
         }
