@@ -47,16 +47,71 @@ public enum Hex {
 }
 
 extension String {
-    /// Without leading and trailing whitespace (Unicode's, newlines included).
+    /// Without leading and trailing whitespace (Unicode's, newlines included): whole Characters
+    /// whose first scalar is White_Space, as `Character.isWhitespace` says.
     public func trimmingCharacters() -> String {
-        // Printable ASCII at both ends: nothing to trim. The first Character then starts with that
-        // byte, and the last one either is that byte or starts with a Prepend scalar (GB9b); no
-        // Prepend scalar is whitespace.
-        if let first = utf8.first, let last = utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) { return self }
+        var text = self
+        if let trimmed = text.withUTF8({ Self.byteTrim($0) }) {
+            guard let range = trimmed else { return self }
+            return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        }
         var slice = Substring(self)
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }
         return String(slice)
+    }
+
+    /// The trim on UTF-8 bytes where it is the Character trim: `.some(nil)` when nothing is to
+    /// be trimmed, `.some(range)` when only ASCII whitespace is, nil otherwise (the Character
+    /// loop decides). ASCII whitespace next to an ASCII byte is a Character of its own (or CR LF,
+    /// whitespace too): the grapheme rules join a space only to a following Extend, ZWJ or
+    /// SpacingMark scalar (GB9, GB9a), all non-ASCII, or to a preceding Prepend one (GB9b), all
+    /// non-ASCII. At the ends: the first Character starts with the first scalar; the last one
+    /// starts with the last scalar when that is below U+0300 or Latin Extended Additional
+    /// (U+1E00–U+1EFF, Vietnamese): no Extend, ZWJ or SpacingMark is there, and anything else
+    /// that could come before it in one Character (a Prepend) is not whitespace.
+    private static func byteTrim(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>?? {
+        var start = 0, end = bytes.count
+        while start < end, isASCIIWhitespace(bytes[start]) { start += 1 }
+        while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+        if start == end { return .some(start..<end) }
+        // What the trim stops at must be what the Character trim stops at.
+        if start > 0 ? bytes[start] >= 0x80 : isWhiteSpaceScalar(firstScalar(bytes)) { return nil }
+        if end < bytes.count {
+            if bytes[end - 1] >= 0x80 { return nil }
+        } else if bytes[end - 1] >= 0x80 {
+            let last = lastScalar(bytes)
+            if isWhiteSpaceScalar(last) || !(last < 0x300 || (0x1E00...0x1EFF).contains(last)) { return nil }
+        }
+        return start == 0 && end == bytes.count ? .some(nil) : .some(start..<end)
+    }
+
+    @inline(__always)
+    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+
+    /// Unicode's White_Space scalars (a fixed set).
+    private static func isWhiteSpaceScalar(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: true
+        default: false
+        }
+    }
+
+    /// The first scalar's value (valid, non-empty UTF-8).
+    private static func firstScalar(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        let lead = bytes[0]
+        if lead < 0x80 { return UInt32(lead) }
+        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for offset in 1..<Swift.min(length, bytes.count) { value = value << 6 | UInt32(bytes[offset] & 0x3F) }
+        return value
+    }
+
+    /// The last scalar's value (valid, non-empty UTF-8).
+    private static func lastScalar(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var start = bytes.count - 1
+        while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        return firstScalar(UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 }
 

@@ -108,8 +108,9 @@ import FlowModel
     }
 
     @Test func trimmingSkipsOnlyTextWithNothingToTrim() {
-        let alphabet = ["a", "!", "~", " ", "\n", "\u{A0}", "\u{2003}", "\u{301}", "\u{600}", "é", "\r\n", "\u{85}", "x"]
-        for text in Self.texts(from: alphabet, count: 5000, seed: 10) {
+        let alphabet = ["a", "!", "~", " ", "\n", "\u{A0}", "\u{2003}", "\u{301}", "\u{600}", "é", "\r\n", "\u{85}", "x",
+                        "\t", "\r", "\u{B}", "ạ", "ố", "\u{1EFF}", "\u{2FF}", "\u{300}", "\u{200D}", "\u{2028}", "\u{3000}", "©", "👍", "\u{1F1FB}", "ş", "\u{E33}"]
+        for text in Self.texts(from: alphabet, count: 20000, seed: 10) {
             var slice = Substring(text)
             while let first = slice.first, first.isWhitespace { slice.removeFirst() }
             while let last = slice.last, last.isWhitespace { slice.removeLast() }
