@@ -128,7 +128,7 @@ let package = Package(
         // What several test targets share (running processes, the built binary, the package root).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FlowModelTests", dependencies: ["FlowModel", "TestSupport"]),
-        .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel", "TestSupport", .product(name: "Yams", package: "Yams")]),
         // `flowspec` itself: the Arazzo tests run export, import and the mock backend as processes.
         .testTarget(
             name: "FlowExportTests",

@@ -159,7 +159,7 @@ struct ExpectBlockParser {
     func parse(diagnostics: inout [Diagnostic]) -> Expectation? {
         let node: Node?
         do {
-            node = try Yams.compose(yaml: block.literal, .basic, .default, .utf8)
+            node = try PlainYAML.compose(block.literal) ?? Yams.compose(yaml: block.literal, .basic, .default, .utf8)
         } catch let yamlError as YamlError {
             let (mark, problem) = FrontMatterParser.describe(yamlError)
             diagnostics.append(error("YAML error in expect block: \(problem)", at: mark,

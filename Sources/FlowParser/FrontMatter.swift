@@ -129,7 +129,7 @@ package struct FrontMatterParser {
         }
         let node: Node?
         do {
-            node = try Yams.compose(yaml: block.yaml, .basic, .default, .utf8)
+            node = try PlainYAML.compose(block.yaml) ?? Yams.compose(yaml: block.yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             let (mark, problem) = Self.describe(error)
             var at = location(mark)
