@@ -171,17 +171,23 @@ public struct Markdown: Hashable, Sendable, Codable {
 }
 
 /// A block of prose rendered once, by the parser, from the nodes of the spec's own parse: its
-/// HTML (raw HTML kept or omitted, as `allowRawHTML` says) and its words for the search index.
+/// HTML (raw HTML kept or omitted, as `allowRawHTML` says) and its words for the search index,
+/// as the UTF-8 bytes cmark wrote (the page and the search shard take bytes: no String is made
+/// and validated for them).
 public final class RenderedMarkdown: Sendable {
-    public let html: String
-    public let searchText: String
+    public let htmlBytes: [UInt8]
+    public let searchBytes: [UInt8]
     public let allowRawHTML: Bool
 
-    public init(html: String, searchText: String, allowRawHTML: Bool) {
-        self.html = html
-        self.searchText = searchText
+    public init(htmlBytes: [UInt8], searchBytes: [UInt8], allowRawHTML: Bool) {
+        self.htmlBytes = htmlBytes
+        self.searchBytes = searchBytes
         self.allowRawHTML = allowRawHTML
     }
+
+    public var html: String { String(decoding: htmlBytes, as: UTF8.self) }
+
+    public var searchText: String { String(decoding: searchBytes, as: UTF8.self) }
 }
 
 /// A top-level section of free prose (everything outside `## Steps` and `## Token rules`).

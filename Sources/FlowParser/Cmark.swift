@@ -63,7 +63,7 @@ package final class CmarkDocument {
 
     /// HTML of some of the document's nodes, one after the other: for top-level blocks, what the
     /// whole document's render writes for them.
-    func renderHTML(_ nodes: [CmarkNode], options: Int32) -> String {
+    func renderHTML(_ nodes: [CmarkNode], options: Int32) -> [UInt8] {
         let extensions = cmark_parser_get_syntax_extensions(parser)
         var bytes: [UInt8] = []
         for node in nodes {
@@ -71,7 +71,7 @@ package final class CmarkDocument {
             bytes.append(contentsOf: UnsafeRawBufferPointer(start: html, count: strlen(html)))
             free(html)
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     func renderPlainText(options: Int32) -> String {

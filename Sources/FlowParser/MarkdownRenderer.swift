@@ -19,7 +19,19 @@ public enum MarkdownRenderer {
         var options = CMARK_OPT_DEFAULT
         if allowRawHTML { options |= CMARK_OPT_UNSAFE }
         return RenderedMarkdown(
-            html: document.renderHTML(blocks, options: options), searchText: document.searchText(of: blocks), allowRawHTML: allowRawHTML)
+            htmlBytes: document.renderHTML(blocks, options: options), searchBytes: document.searchBytes(of: blocks), allowRawHTML: allowRawHTML)
+    }
+
+    /// `html(markdown)`'s UTF-8 bytes: the rendered prose's own when there are some.
+    public static func htmlBytes(_ markdown: Markdown, allowRawHTML: Bool = false) -> [UInt8] {
+        if let rendered = markdown.rendered, rendered.allowRawHTML == allowRawHTML { return rendered.htmlBytes }
+        return Array(html(source: markdown.source, allowRawHTML: allowRawHTML).utf8)
+    }
+
+    /// `searchText(markdown)`'s UTF-8 bytes: the rendered prose's own when there are some.
+    public static func searchBytes(_ markdown: Markdown) -> [UInt8] {
+        if let rendered = markdown.rendered { return rendered.searchBytes }
+        return Array(searchText(markdown).utf8)
     }
 
     public static func html(source: String, allowRawHTML: Bool = false) -> String {

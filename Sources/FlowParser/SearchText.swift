@@ -21,7 +21,10 @@ extension CmarkDocument {
 
     /// The words of some of the document's nodes, one after the other (the document node itself
     /// writes nothing, so its top-level blocks give what the whole document gives).
-    func searchText(of nodes: [CmarkNode]) -> String {
+    func searchText(of nodes: [CmarkNode]) -> String { String(decoding: searchBytes(of: nodes), as: UTF8.self) }
+
+    /// `searchText(of:)`'s UTF-8 bytes.
+    func searchBytes(of nodes: [CmarkNode]) -> [UInt8] {
         var writer = SearchTextWriter()
         for root in nodes {
             guard let iterator = cmark_iter_new(root.pointer) else { continue }
@@ -33,7 +36,7 @@ extension CmarkDocument {
                 writer.visit(node, entering: event == CMARK_EVENT_ENTER)
             }
         }
-        return writer.text
+        return writer.bytes
     }
 }
 
@@ -43,11 +46,12 @@ private struct SearchTextWriter {
     /// its own list, task items counted (as the installed cmark-gfm does).
     private var listNumbers: [Int32] = []
 
-    var text: String {
+    /// The words, without the spaces at either end.
+    var bytes: [UInt8] {
         var end = out.count
         while end > 0, out[end - 1] == 0x20 { end -= 1 }
         let start = out.first == 0x20 ? 1 : 0
-        return String(decoding: out[min(start, end)..<end], as: UTF8.self)
+        return Array(out[min(start, end)..<end])
     }
 
     private mutating func space() { if let last = out.last, last != 0x20 { out.append(0x20) } }

@@ -82,7 +82,7 @@ extension PageRenderer {
         var anchors = SectionAnchors(flow: flow)
         let flowTitle = plain(flow.title)
         func sectionContext(_ section: ProseSection) -> TemplateFields {
-            var item: TemplateFields = ["bodyHTML": .string(html(section.body))]
+            var item: TemplateFields = ["bodyHTML": .bytes(htmlBytes(section.body))]
             if SectionAnchors.showsHeading(section, flowTitle: flowTitle) {
                 let id = anchors.anchor(for: plain(section.heading))
                 let level = min(max(section.level, 2), 4)

@@ -99,7 +99,7 @@ extension PageRenderer {
         out.reserveCapacity(8 * 1024)
         // The clipped text of an entry, made in one buffer for all of them.
         var clipped: [UInt8] = []
-        func entry(_ href: String, _ title: String, _ context: String, _ text: String) {
+        func entry(_ href: String, _ title: String, _ context: String, _ text: [UInt8]) {
             if !out.isEmpty { out.append(UInt8(ascii: ",")); out.append(UInt8(ascii: "\n")) }
             out.append(UInt8(ascii: "["))
             for field in [href, title, context] {
@@ -107,25 +107,37 @@ extension PageRenderer {
                 out.append(UInt8(ascii: ","))
             }
             clipped.removeAll(keepingCapacity: true)
-            Self.clip(text, limit: Self.searchTextLimit, into: &clipped)
+            text.withUnsafeBufferPointer { Self.clip(utf8: $0, limit: Self.searchTextLimit, into: &clipped) }
             clipped.withUnsafeBufferPointer { Self.appendSearchField(utf8: $0, to: &out) }
             out.append(UInt8(ascii: ","))
             Self.appendSearchField(flow.lang, to: &out)
             out.append(UInt8(ascii: "]"))
         }
-        entry(base, flowTitle, "", (flow.summary.map(plain) ?? "") + " " + flow.tags.joined(separator: " "))
+        entry(base, flowTitle, "", Array(((flow.summary.map(plain) ?? "") + " " + flow.tags.joined(separator: " ")).utf8))
         var anchors = SectionAnchors(flow: flow)
         for section in flow.sections where section.placement == .beforeSteps {
             sectionEntry(section)
         }
+        // A step's text: its request, its prose's words, its alternates' labels.
+        var text: [UInt8] = []
         for step in flow.steps {
-            var text = MarkdownRenderer.searchText(step.prose)
-            if let request = step.exchange?.request { text = request.method + " " + request.target + " " + text }
-            text += " " + step.alternates.map(\.label).joined(separator: " ")
+            text.removeAll(keepingCapacity: true)
+            if let request = step.exchange?.request {
+                text.append(contentsOf: request.method.utf8)
+                text.append(0x20)
+                text.append(contentsOf: request.target.utf8)
+                text.append(0x20)
+            }
+            text.append(contentsOf: MarkdownRenderer.searchBytes(step.prose))
+            text.append(0x20)
+            for (index, alternate) in step.alternates.enumerated() {
+                if index > 0 { text.append(0x20) }
+                text.append(contentsOf: alternate.label.utf8)
+            }
             entry(base + "#" + step.anchor, "\(step.number). " + plain(step.title), flowTitle, text)
         }
         for rule in flow.tokenRules {
-            entry(base + "#rule-" + HTML.slug(rule.id), rule.id, flowTitle, plain(rule.requirement))
+            entry(base + "#rule-" + HTML.slug(rule.id), rule.id, flowTitle, Array(plain(rule.requirement).utf8))
         }
         for section in flow.sections where section.placement == .afterSteps {
             sectionEntry(section)
@@ -133,7 +145,7 @@ extension PageRenderer {
         func sectionEntry(_ section: ProseSection) {
             guard SectionAnchors.showsHeading(section, flowTitle: flowTitle) else { return }
             let text = plain(section.heading)
-            entry(base + "#" + anchors.anchor(for: text), text, flowTitle, MarkdownRenderer.searchText(section.body))
+            entry(base + "#" + anchors.anchor(for: text), text, flowTitle, MarkdownRenderer.searchBytes(section.body))
         }
         return out
     }
@@ -167,13 +179,18 @@ extension PageRenderer {
 
     /// `clip`'s UTF-8 bytes, appended to `out`.
     static func clip(_ text: String, limit: Int, into out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { clip(utf8: $0, limit: limit, into: &out) }
+    }
+
+    /// `clip` of text given as its UTF-8 bytes (valid UTF-8), appended to `out`.
+    static func clip(utf8 bytes: UnsafeBufferPointer<UInt8>, limit: Int, into out: inout [UInt8]) {
         let start = out.count
-        out.reserveCapacity(start + min(text.utf8.count, limit * 3) + 4)
+        out.reserveCapacity(start + min(bytes.count, limit * 3) + 4)
         var count = 0
         var lastSpace = true
         var clipped = false
-        var text = text
-        text.withUTF8 { bytes in
+        do {
             var index = 0
             while index < bytes.count {
                 let lead = bytes[index]

@@ -50,6 +50,11 @@ struct PageRenderer: Sendable {
         markdown.isEmpty ? "" : MarkdownRenderer.html(markdown, allowRawHTML: config.allowRawHTML)
     }
 
+    /// `html(markdown)`'s UTF-8 bytes, for a page's context as they are.
+    func htmlBytes(_ markdown: Markdown) -> [UInt8] {
+        markdown.isEmpty ? [] : MarkdownRenderer.htmlBytes(markdown, allowRawHTML: config.allowRawHTML)
+    }
+
     /// Titles, summaries, labels, headings and requirements: inline Markdown, never raw HTML,
     /// whatever `allow-raw-html` says (it opens prose bodies only).
     func inline(_ text: String) -> String {

@@ -21,7 +21,7 @@ extension PageRenderer {
             "hasActors": .bool(!step.from.isEmpty),
             "kind": .string(kind.rawValue),
             "kindLabel": .string(labels["kind_" + kind.rawValue]),
-            "proseHTML": .string(html(step.prose)),
+            "proseHTML": .bytes(htmlBytes(step.prose)),
             "exchange": step.exchange.map { exchangeContext(request: $0.request, expectation: $0.expectation, flow: flow, labels: labels) } ?? false,
         ]
         if let verdict = result?.verdict(step: step.number) {
