@@ -158,7 +158,16 @@ public struct Markdown: Hashable, Sendable, Codable {
         self.rendered = rendered
     }
 
-    public var isEmpty: Bool { source.allSatisfy(\.isWhitespace) }
+    /// Whether the source is only whitespace. On bytes first: an ASCII byte other than
+    /// whitespace is (or ends) a Character that is not whitespace, and ASCII whitespace alone is
+    /// whitespace; the Character test decides the rest.
+    public var isEmpty: Bool {
+        var ascii = true
+        for byte in source.utf8 {
+            if byte >= 0x80 { ascii = false } else if byte != 0x20, !(0x09...0x0D).contains(byte) { return false }
+        }
+        return ascii || source.allSatisfy(\.isWhitespace)
+    }
 
     private enum CodingKeys: String, CodingKey { case source, location }
 

@@ -115,6 +115,58 @@ extension String {
     }
 }
 
+/// Searching and replacing text on UTF-8 bytes: exact matches, no Unicode equivalence (the
+/// right thing for quoting, where every `'` or `<` must be found), and no bridging to NSString
+/// (Foundation's `replacingOccurrences` and `contains` cost 25 000–50 000 instructions a call here).
+extension String {
+    /// The parts between occurrences of `separator` (never empty). Split on UTF-8 bytes: a
+    /// separator's first byte is never a continuation byte, so matches fall on scalar
+    /// boundaries, as they did when this compared scalars.
+    public func components(separatedByString separator: String) -> [String] {
+        let needle = Array(separator.utf8)
+        guard let first = needle.first else { return [self] }
+        var parts: [String] = []
+        var text = self
+        text.withUTF8 { bytes in
+            var start = 0
+            var index = 0
+            while index + needle.count <= bytes.count {
+                if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) {
+                    parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                    index += needle.count
+                    start = index
+                } else {
+                    index += 1
+                }
+            }
+            parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+        }
+        return parts
+    }
+
+    /// This text with every occurrence of `target` replaced by `replacement`.
+    public func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty, containsText(target) else { return self }
+        return components(separatedByString: target).joined(separator: replacement)
+    }
+
+    /// Whether `needle` occurs in this text (an empty needle always does).
+    public func containsText(_ needle: String) -> Bool {
+        var text = self, needle = needle
+        return text.withUTF8 { bytes in
+            needle.withUTF8 { target in
+                guard let first = target.first else { return true }
+                var index = 0
+                while index + target.count <= bytes.count {
+                    if bytes[index] == first, memcmp(bytes.baseAddress! + index, target.baseAddress!, target.count) == 0 { return true }
+                    index += 1
+                }
+                return false
+            }
+        }
+    }
+}
+
 extension String {
     /// Compares the UTF-8 bytes (negative, zero, positive): a deterministic order that is
     /// Unicode scalar order for NFC text, without `<`'s canonical-equivalence work (sorting 2 000

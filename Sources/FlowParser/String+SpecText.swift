@@ -20,31 +20,6 @@ extension String {
         while slice.last == "#" { slice.removeLast() }
         return String(slice).trimmingCharacters()
     }
-
-    /// The parts between occurrences of `separator` (never empty). Split on UTF-8 bytes: a
-    /// separator's first byte is never a continuation byte, so matches fall on scalar
-    /// boundaries, as they did when this compared scalars.
-    package func components(separatedByString separator: String) -> [String] {
-        let needle = Array(separator.utf8)
-        guard let first = needle.first else { return [self] }
-        var parts: [String] = []
-        var text = self
-        text.withUTF8 { bytes in
-            var start = 0
-            var index = 0
-            while index + needle.count <= bytes.count {
-                if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) {
-                    parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
-                    index += needle.count
-                    start = index
-                } else {
-                    index += 1
-                }
-            }
-            parts.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
-        }
-        return parts
-    }
 }
 
 extension String {

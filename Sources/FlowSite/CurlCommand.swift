@@ -47,7 +47,7 @@ extension PageRenderer {
     /// POSIX shell single quotes: nothing inside is interpreted; a quote is closed, escaped, reopened.
     static func shellQuoted(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
-        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "'" + text.replacingAll("'", with: "'\\''") + "'"
     }
 }
 

@@ -43,7 +43,7 @@ extension SequenceDiagram {
     /// The diagram with its toolbar and scroll region (see `DiagramFigure`).
     func figure() -> [UInt8] {
         let drawing = draw()
-        let hint = labels["sequence_diagram"] + ": " + labels["diagram_scroll_participants"].replacingOccurrences(of: "{n}", with: String(drawing.participants))
+        let hint = labels["sequence_diagram"] + ": " + labels["diagram_scroll_participants"].replacingAll("{n}", with: String(drawing.participants))
         return DiagramFigure(name: "sequence", svg: drawing.svg, width: drawing.width, hint: hint, labels: labels).render()
     }
 }

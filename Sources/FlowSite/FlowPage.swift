@@ -129,7 +129,7 @@ extension PageRenderer {
         ]
         if let summary = flow.summary, !summary.isEmpty { flowContext["summaryHTML"] = .string(inline(summary)) }
         if let editURL = config.editURL {
-            flowContext["editHref"] = .string(editURL.replacingOccurrences(of: "{path}", with: percentEncode(flow.file)))
+            flowContext["editHref"] = .string(editURL.replacingAll("{path}", with: percentEncode(flow.file)))
         }
         return .object(flowContext)
     }

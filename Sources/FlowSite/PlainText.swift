@@ -21,6 +21,6 @@ enum PlainText {
     }
 
     static func literalAngles(_ text: String) -> String {
-        text.utf8.contains(UInt8(ascii: "<")) ? text.replacingOccurrences(of: "<", with: "\\<") : text
+        text.utf8.contains(UInt8(ascii: "<")) ? text.replacingAll("<", with: "\\<") : text
     }
 }

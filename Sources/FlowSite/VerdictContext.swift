@@ -7,7 +7,7 @@ extension PageRenderer {
     func verdictContext(_ verdict: SiteResults.Verdict, labels: Labels) -> TemplateValue {
         var label = labels["verdict_" + verdict.status.rawValue]
         if verdict.status == .notReached, let step = verdict.blockedAt {
-            label = labels["blocked_at"].replacingOccurrences(of: "{n}", with: String(step))
+            label = labels["blocked_at"].replacingAll("{n}", with: String(step))
         }
         return [
             "status": .string(verdict.status.rawValue),
@@ -84,14 +84,14 @@ extension PageRenderer {
     func statusContext(_ counts: SiteResults.Counts?, labels: Labels) -> TemplateValue {
         guard let counts else { return false }
         if counts.failing > 0 {
-            let text = labels["status_failing"].replacingOccurrences(of: "{n}", with: String(counts.failing))
-                .replacingOccurrences(of: "{total}", with: String(counts.total))
+            let text = labels["status_failing"].replacingAll("{n}", with: String(counts.failing))
+                .replacingAll("{total}", with: String(counts.total))
             return ["kind": "fail", "icon": .string(SiteResults.Status.fail.icon), "text": .string(text)]
         }
         if counts.pass == 0 {
             return ["kind": "none", "icon": .string(SiteResults.Status.notExecutable.icon), "text": .string(labels["status_not_checked"])]
         }
-        let text = labels["status_all_passed"].replacingOccurrences(of: "{n}", with: String(counts.pass))
+        let text = labels["status_all_passed"].replacingAll("{n}", with: String(counts.pass))
         return ["kind": "pass", "icon": .string(SiteResults.Status.pass.icon), "text": .string(text)]
     }
 }

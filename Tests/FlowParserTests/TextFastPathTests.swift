@@ -115,7 +115,26 @@ import FlowModel
             while let first = slice.first, first.isWhitespace { slice.removeFirst() }
             while let last = slice.last, last.isWhitespace { slice.removeLast() }
             #expect(Array(text.trimmingCharacters().unicodeScalars) == Array(String(slice).unicodeScalars), "\(text.debugDescription)")
+            #expect(Markdown(source: text, location: SourceLocation(file: "t", line: 1, column: 1)).isEmpty == text.allSatisfy(\.isWhitespace),
+                    "\(text.debugDescription)")
         }
+    }
+
+    /// Replacing and finding text on bytes: every occurrence, exactly, as the split on the
+    /// separator (held to a scalar-by-scalar split above) finds them.
+    @Test func replacingAllReplacesEveryOccurrence() {
+        let alphabet = ["a", "'", "{n}", "{", "n", "}", "<", "é", "\u{301}", "ạ", " ", "notification", "Notif"]
+        for text in Self.texts(from: alphabet, count: 5000, seed: 12) {
+            for (target, replacement) in [("'", "'\\''"), ("{n}", "7"), ("<", "\\<"), ("notification", "")] {
+                let parts = text.components(separatedByString: target)
+                #expect(text.replacingAll(target, with: replacement) == parts.joined(separator: replacement), "\(text.debugDescription)")
+                #expect(text.containsText(target) == (parts.count > 1), "\(text.debugDescription)")
+                #expect(!text.replacingAll(target, with: replacement).containsText(target) || replacement.containsText(target), "\(text.debugDescription)")
+            }
+        }
+        #expect("a'b'".replacingAll("'", with: "'\\''") == "a'\\''b'\\''")
+        #expect("é'\u{301}".replacingAll("'", with: "_") == "é_\u{301}", "a quote before a combining mark is still a quote")
+        #expect(!"abc".containsText("abcd") && "abc".containsText("") && "xnotificationy".containsText("notification"))
     }
 
     @Test func scalarSlicesMakeTheSameStrings() {
