@@ -146,24 +146,8 @@ extension String {
 
     /// This text with every occurrence of `target` replaced by `replacement`.
     public func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty, containsText(target) else { return self }
+        guard !target.isEmpty, utf8Contains(target) else { return self }
         return components(separatedByString: target).joined(separator: replacement)
-    }
-
-    /// Whether `needle` occurs in this text (an empty needle always does).
-    public func containsText(_ needle: String) -> Bool {
-        var text = self, needle = needle
-        return text.withUTF8 { bytes in
-            needle.withUTF8 { target in
-                guard let first = target.first else { return true }
-                var index = 0
-                while index + target.count <= bytes.count {
-                    if bytes[index] == first, memcmp(bytes.baseAddress! + index, target.baseAddress!, target.count) == 0 { return true }
-                    index += 1
-                }
-                return false
-            }
-        }
     }
 }
 

@@ -160,27 +160,48 @@ extension SchemaChecks {
     /// string whatever it is), outside one they become `unknownValue` (a value of any type).
     /// Nil when the body is not JSON even so.
     public static func jsonBody(_ body: String) -> JSONNode? {
-        // No `{{` bytes, no placeholder: the loop below would copy every Character as it is.
+        // No `{{` bytes, no placeholder: the text is parsed as it is.
         guard body.utf8Contains("{{") else { return JSONNode.parse(body) }
-        var out = ""
-        var inString = false
-        var escaped = false
-        var index = body.startIndex
-        while index < body.endIndex {
-            let character = body[index]
-            if !inString, character == "{", body[index...].hasPrefix("{{"), let close = body[index...].range(of: "}}") {
-                out += JSONNode.quote(unknownValue)
-                index = close.upperBound
-                continue
+        return JSONNode.parse(String(decoding: replacingPlaceholders(body), as: UTF8.self))
+    }
+
+    /// `body` with each placeholder outside a JSON string replaced by `unknownValue` quoted, on
+    /// UTF-8 bytes: JSON's quotes and backslashes are code points, so a `"` before a combining
+    /// mark still ends a string (as a JSON parser reads it).
+    package static func replacingPlaceholders(_ body: String) -> [UInt8] {
+        var body = body
+        let unknown = Array(JSONNode.quote(unknownValue).utf8)
+        return body.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 64)
+            var inString = false, escaped = false
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if !inString, byte == 0x7B, index + 1 < bytes.count, bytes[index + 1] == 0x7B, let close = closingBraces(bytes, from: index + 2) {
+                    out.append(contentsOf: unknown)
+                    index = close + 2
+                    continue
+                }
+                if inString {
+                    if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
+                } else if byte == 0x22 {
+                    inString = true
+                }
+                out.append(byte)
+                index += 1
             }
-            if inString {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-            } else if character == "\"" {
-                inString = true
-            }
-            out.append(character)
-            index = body.index(after: index)
+            return out
         }
-        return JSONNode.parse(out)
+    }
+
+    /// Where the next `}}` from `start` begins.
+    private static func closingBraces(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == 0x7D, bytes[index + 1] == 0x7D { return index }
+            index += 1
+        }
+        return nil
     }
 }

@@ -320,4 +320,33 @@ import Testing
         #expect(SchemaChecks.jsonBody(#"{"a": {{x}}}"#) == .object(JSONObject([("a", unknown)])))
         #expect(SchemaChecks.jsonBody("not json") == nil)
     }
+
+    /// The byte loop writes what the Character loop it replaced wrote (written out here), on
+    /// random bodies of quotes, escapes, braces and placeholders, ASCII and not.
+    @Test func bytePlaceholdersAreTheCharacterPlaceholders() {
+        let alphabet = ["{", "}", "{{", "}}", "{{x}}", "\"", "\\", "a", "1", ",", ":", " ", "é", "ạ", "{{ code }}", "[", "]", "\\\""]
+        var generator = SplitMix(seed: 41)
+        for _ in 0..<4000 {
+            let body = (0..<Int.random(in: 0...16, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined()
+            var reference = ""
+            var inString = false, escaped = false
+            var index = body.startIndex
+            while index < body.endIndex {
+                let character = body[index]
+                if !inString, character == "{", body[index...].hasPrefix("{{"), let close = body[index...].range(of: "}}") {
+                    reference += JSONNode.quote(SchemaChecks.unknownValue)
+                    index = close.upperBound
+                    continue
+                }
+                if inString {
+                    if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                } else if character == "\"" {
+                    inString = true
+                }
+                reference.append(character)
+                index = body.index(after: index)
+            }
+            #expect(String(decoding: SchemaChecks.replacingPlaceholders(body), as: UTF8.self) == reference, "\(body.debugDescription)")
+        }
+    }
 }

@@ -128,13 +128,13 @@ import FlowModel
             for (target, replacement) in [("'", "'\\''"), ("{n}", "7"), ("<", "\\<"), ("notification", "")] {
                 let parts = text.components(separatedByString: target)
                 #expect(text.replacingAll(target, with: replacement) == parts.joined(separator: replacement), "\(text.debugDescription)")
-                #expect(text.containsText(target) == (parts.count > 1), "\(text.debugDescription)")
-                #expect(!text.replacingAll(target, with: replacement).containsText(target) || replacement.containsText(target), "\(text.debugDescription)")
+                #expect(text.utf8Contains(target) == (parts.count > 1), "\(text.debugDescription)")
+                #expect(!text.replacingAll(target, with: replacement).utf8Contains(target) || replacement.utf8Contains(target), "\(text.debugDescription)")
             }
         }
         #expect("a'b'".replacingAll("'", with: "'\\''") == "a'\\''b'\\''")
         #expect("é'\u{301}".replacingAll("'", with: "_") == "é_\u{301}", "a quote before a combining mark is still a quote")
-        #expect(!"abc".containsText("abcd") && "abc".containsText("") && "xnotificationy".containsText("notification"))
+        #expect(!"abc".utf8Contains("abcd") && "abc".utf8Contains("") && "xnotificationy".utf8Contains("notification"))
     }
 
     @Test func scalarSlicesMakeTheSameStrings() {

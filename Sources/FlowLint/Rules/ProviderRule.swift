@@ -46,7 +46,7 @@ struct ProviderRule: FlowRule {
                                       hint: "declare it under `variables:`"))
         }
         for rule in flow.tokenRules {
-            let aboutNotifications = rule.kind == .notifications || rule.token.lowercased().containsText("notification")
+            let aboutNotifications = rule.kind == .notifications || rule.token.lowercased().utf8Contains("notification")
             if aboutNotifications, !profile.notifications {
                 diagnostics.append(.error(.providerCannotExpress, rule.location, "\(profile.name) sends no server-to-server notifications: rule '\(rule.id)' cannot be checked",
                                           hint: "remove the row, or use a provider profile with `notifications: true`"))
