@@ -71,3 +71,43 @@ public enum ByteBlocks {
         below(block, 0x20) .| equal(block, 0x7F) .| equal(block, 0xC2) .| equal(block, 0xE2) .| equal(block, 0xEF)
     }
 }
+
+extension ByteBlocks {
+    /// The lanes of `block` at or above `byte`.
+    @inlinable @inline(__always)
+    public static func atLeast(_ block: Block, _ byte: UInt8) -> Mask { block .>= Block(repeating: byte) }
+
+    /// Whether `bytes` are UTF-8 (RFC 3629: no overlong form, no surrogate, nothing past
+    /// U+10FFFF) with no NUL byte. ASCII is passed sixteen bytes at a time; the standard
+    /// library has no check that does not also copy the bytes into a String.
+    public static func isUTF8WithoutNUL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            index = skip(bytes, from: index) { equal($0, 0) .| atLeast($0, 0x80) }
+            let blockEnd = Swift.min(index + 16, bytes.count)
+            while index < blockEnd {
+                let lead = bytes[index]
+                if lead < 0x80 {
+                    if lead == 0 { return false }
+                    index += 1
+                    continue
+                }
+                let length: Int, low: UInt8, high: UInt8
+                switch lead {
+                case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
+                case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
+                case 0xE1...0xEC, 0xEE, 0xEF: (length, low, high) = (3, 0x80, 0xBF)
+                case 0xED: (length, low, high) = (3, 0x80, 0x9F)
+                case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
+                case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
+                case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
+                default: return false
+                }
+                guard index + length <= bytes.count, (low...high).contains(bytes[index + 1]) else { return false }
+                for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 { return false }
+                index += length
+            }
+        }
+        return true
+    }
+}

@@ -25,8 +25,11 @@ package enum InputBounds {
         var line = 1
         while line <= source.lineCount {
             let bytes = source.lineBytes(line)
-            let quotes = bytes.prefix { $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-                .filter { $0 == UInt8(ascii: ">") }.count
+            // The `>` markers among the line's leading spaces, tabs and markers.
+            var quotes = 0
+            for byte in bytes {
+                if byte == UInt8(ascii: ">") { quotes += 1 } else if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { break }
+            }
             if quotes > maximumQuoteDepth {
                 return Diagnostic(.workBound, severity: .error, location: source.location(line: line, column: 1),
                     message: "block quotes nested \(quotes) deep; flowspec reads at most \(maximumQuoteDepth)",

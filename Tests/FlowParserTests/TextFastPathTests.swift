@@ -1,5 +1,6 @@
 import Testing
 import FlowModel
+import TestSupport
 @testable import FlowParser
 
 /// The parser's byte-level text helpers give what the Character-level code they replace gave.
@@ -145,5 +146,30 @@ import FlowModel
                 #expect(Array(String(scalars: scalars[start...]).utf8) == Array(String(String.UnicodeScalarView(scalars[start...])).utf8))
             }
         }
+    }
+
+    /// The one-pass check says "UTF-8 without NUL" exactly when the standard library's
+    /// validator accepts the bytes and none is NUL: random bytes around every boundary of the
+    /// encoding (overlong forms, surrogates, past U+10FFFF, cut sequences), in long ASCII runs
+    /// and alone; and line starts found sixteen bytes at a time are every byte after a `\n`.
+    @Test func utf8CheckIsTheValidator() {
+        var generator = SplitMix(seed: 15)
+        let pieces: [[UInt8]] = [[0x61], [0x0A], [0x00], Array(repeating: 0x61, count: 17), [0x7F], [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF],
+                                 [0xC2, 0x80], [0xDF, 0xBF], [0xE0, 0x9F, 0x80], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xED, 0xA0, 0x80],
+                                 [0xEF, 0xBF, 0xBF], [0xF0, 0x8F, 0x80, 0x80], [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF],
+                                 [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0xE1, 0xBA], [0xF0, 0x9F, 0x98], [0xE1, 0xBA, 0xA1],
+                                 Array("Đăng nhập ạ ố → ş".utf8)]
+        var valid = 0
+        for _ in 0..<20000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...12, using: &generator) { bytes += pieces.randomElement(using: &generator)! }
+            let expected = !bytes.contains(0) && String(validating: bytes, as: UTF8.self) != nil
+            if expected { valid += 1 }
+            #expect(bytes.withUnsafeBufferPointer { ByteBlocks.isUTF8WithoutNUL($0) } == expected, "\(bytes)")
+            let source = SourceText(file: "t", bytes: bytes)
+            let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+            #expect((1...source.lineCount).map { Array(source.lineBytes($0)) } == lines, "\(bytes)")
+        }
+        #expect(valid > 2000)
     }
 }
