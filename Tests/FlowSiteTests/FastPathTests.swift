@@ -29,6 +29,22 @@ import TestSupport
         #expect(HTML.slug("Đăng nhập — Step 2") == HTML.unicodeSlug("Đăng nhập — Step 2"))
     }
 
+    /// Slugs from the table of folded scalars are the slugs of lowercasing and decomposing the
+    /// whole text: Vietnamese, Turkish (`İ` lowercases to two scalars), German, Greek (a final
+    /// sigma), combining marks, and scalars past the table.
+    @Test func tableSlugsAreScalarSlugs() {
+        let alphabet = ["a", "Z", "7", " ", "-", "Đ", "đ", "ă", "Ạ", "ố", "Ư", "ş", "Ş", "İ", "ı", "ğ", "ß", "ẞ", "Σ", "σ", "ς", "é", "\u{301}", "ñ", "Ø",
+                        "æ", "—", "→", "日", "👍", "ǅ", "ﬁ", "\u{1E9E}", "Ω", "й"]
+        var taken = 0
+        for text in Self.texts(from: alphabet, count: 6000, seed: 16) {
+            #expect(HTML.unicodeSlug(text) == HTML.scalarSlug(text), "\(text.debugDescription)")
+            if HTML.tableSlug(text) != nil { taken += 1 }
+        }
+        #expect(taken > 1000)
+        #expect(HTML.tableSlug("Đăng nhập bằng Apple — Bước 3") == "dang-nhap-bang-apple-buoc-3")
+        #expect(HTML.tableSlug("İstanbul") == nil)
+    }
+
     @Test func byteSplitWordsAreCharacterWords() {
         // Scalars that join a space into one Character: combining marks (Extend), ZWJ, an emoji
         // modifier and a halfwidth voiced mark (Extend too), Thai SARA AM (SpacingMark), and
