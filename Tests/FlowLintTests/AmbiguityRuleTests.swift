@@ -1,6 +1,7 @@
-import FlowLint
+@testable import FlowLint
 import FlowModel
 import Foundation
+import TestSupport
 import Testing
 
 /// FS409: two steps that can come next at the same point with the same request but different
@@ -90,5 +91,23 @@ import Testing
         let run = Linter().lint(paths: [flows])
         #expect(run.flows.count >= 6)
         #expect(!run.diagnostics.contains { $0.code == "FS409" })
+    }
+
+    /// The byte matcher answers as the regular expression it replaced, on random samples and
+    /// patterns with wildcards, regex metacharacters, every line terminator and non-ASCII.
+    @Test func byteFitsIsTheRegexFits() {
+        let alphabet = ["a", "b", "/", "{", "}", ".", "*", "(", "[", "\\", "$", "^", "é", "ạ", "\u{E000}", "\u{E000}", "\n", "\r", "\u{B}", "\u{C}",
+                        "\u{85}", "\u{2028}", "\u{2029}", "x", "ab", "\r\n", "👍"]
+        var generator = SplitMix(seed: 51)
+        var byteAnswered = 0
+        for _ in 0..<6000 {
+            func text() -> String { (0..<Int.random(in: 0...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined() }
+            let pattern = text()
+            // Samples that fit often: the pattern with its wildcards filled in, or anything.
+            let sample = Bool.random(using: &generator) ? pattern.replacingAll("\u{E000}", with: text().replacingAll("\u{E000}", with: "")) : text().replacingAll("\u{E000}", with: "x")
+            #expect(AmbiguityRule.fits(sample, pattern) == AmbiguityRule.regexFits(sample, pattern), "\(sample.debugDescription) \(pattern.debugDescription)")
+            if !sample.unicodeScalars.contains(where: { $0.properties.isWhitespace && $0 != " " }) { byteAnswered += 1 }
+        }
+        #expect(byteAnswered > 1000)
     }
 }

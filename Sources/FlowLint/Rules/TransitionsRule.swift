@@ -20,6 +20,8 @@ struct TransitionsRule: FlowRule {
                                               "alternate '\(alternate.label)' of step \(step.number) goes to step \(target), which does not exist",
                                               hint: nearest.map { "steps run \(machine.states.first!)–\(machine.states.last!); did you mean \($0)?" }))
                 }
+                // Two alternates at least for a duplicate: one alone is not lowercased.
+                guard step.alternates.count > 1 else { continue }
                 let key = alternate.label.lowercased()
                 if let first = labels[key] {
                     diagnostics.append(.warning(.duplicateAlternateLabel, alternate.location,
