@@ -101,19 +101,17 @@ measure() {
   echo "$label $(( (end - start) / 1000 ))e-6 $rss $user $sys" >>"$WORK/results"
 }
 
-# best LABEL OUTPUT CMD...: RUNS runs, each from the same state: OUTPUT absent and the file
-# system synced. Earlier outputs are moved aside, not deleted, until the script ends: on ext4 a
-# file created within ~30 s of many deletions pays for them (inode allocation skips recently
-# deleted inodes one by one), which made any run after a deletion up to 2x slower, whichever
-# tool it was. The table keeps the fastest run.
-best() {
+# once LABEL OUTPUT CMD...: one run from the same state as every other: OUTPUT absent and the
+# file system synced. Earlier outputs are moved aside, not deleted, until the script ends: on
+# ext4 a file created within ~30 s of many deletions pays for them (inode allocation skips
+# recently deleted inodes one by one), which made any run after a deletion up to 2x slower,
+# whichever tool it was.
+once() {
   local label=$1 output=$2; shift 2
-  for run in $(seq "$RUNS"); do
-    [ -e "$output" ] && mv "$output" "$WORK/trash/$label-$run-$RANDOM"
-    sync; sleep 1
-    measure "$label" "$@"
-  done
-  [ -e "$output" ] && mv "$output" "$WORK/trash/$label-last-$RANDOM"
+  [ -e "$output" ] && mv "$output" "$WORK/trash/$label-$RANDOM-$RANDOM"
+  sync; sleep 1
+  measure "$label" "$@"
+  [ -e "$output" ] && mv "$output" "$WORK/trash/$label-$RANDOM-$RANDOM"
   true
 }
 
@@ -124,12 +122,17 @@ for n in "${SIZES[@]}"; do
   generate "$n" "$dir"
   : >"$WORK/results"
   sync; sleep 2
-  best "flowspec" "$dir/site" "$FLOWSPEC" build "$dir/flows" --out "$dir/site" --config "$dir/site.yml" --clean
-  # The floor: the cmark-gfm CLI rendering every file to its own page (one process per page, as a
-  # Makefile would), and in one batch (all files, one process: pure parse+render throughput).
-  best "cmark-gfm" "$dir/cmark" sh -c 'mkdir -p "$1/cmark" && for f in "$1"/md/*.md; do cmark-gfm -e table -e strikethrough -e autolink "$f" >"$1/cmark/$(basename "$f" .md).html"; done' sh "$dir"
-  best "cmark-gfm-batch" "$dir/cmark" sh -c 'mkdir -p "$1/cmark" && cat "$1"/md/*.md | cmark-gfm -e table -e strikethrough -e autolink >"$1/cmark/all.html"' sh "$dir"
-  [ "$HUGO" = 1 ] && best "hugo" "$dir/hugo-out" hugo --quiet -s "$dir/hugo" -d "$dir/hugo-out"
+  # The tools take turns, round after round: a machine whose speed drifts from minute to minute
+  # (a shared VM) slows every tool of a round alike. The table keeps each tool's fastest run;
+  # the line under it gives the median of the rounds' own ratios.
+  for run in $(seq "$RUNS"); do
+    once "flowspec" "$dir/site" "$FLOWSPEC" build "$dir/flows" --out "$dir/site" --config "$dir/site.yml" --clean
+    # The floor: the cmark-gfm CLI rendering every file to its own page (one process per page,
+    # as a Makefile would), and in one batch (all files, one process: pure parse+render).
+    once "cmark-gfm" "$dir/cmark" sh -c 'mkdir -p "$1/cmark" && for f in "$1"/md/*.md; do cmark-gfm -e table -e strikethrough -e autolink "$f" >"$1/cmark/$(basename "$f" .md).html"; done' sh "$dir"
+    once "cmark-gfm-batch" "$dir/cmark" sh -c 'mkdir -p "$1/cmark" && cat "$1"/md/*.md | cmark-gfm -e table -e strikethrough -e autolink >"$1/cmark/all.html"' sh "$dir"
+    [ "$HUGO" = 1 ] && once "hugo" "$dir/hugo-out" hugo --quiet -s "$dir/hugo" -d "$dir/hugo-out"
+  done
   # Incremental: build once, then change one flow's title and rebuild. The first rebuild after
   # a build into an empty folder has no previous tree to start from (docs/site.md, "The
   # replaced folder is kept"): it is shown on its own row; the next ones are a writer's
@@ -172,8 +175,10 @@ n = int(sys.argv[1])
 rows = {}
 incremental = []
 cpu = {}
+rounds = {}
 for line in open(sys.argv[2]):
     label, wall, rss, user, system = line.split()
+    rounds.setdefault(label, []).append(float(wall))
     if label == "flowspec-incremental":
         incremental.append((float(wall), int(rss)))
     elif label == "flowspec-incremental-first":
@@ -204,6 +209,14 @@ else:
 with open(sys.argv[3], "a") as notes:
     notes.write("%d flows: CPU (user + system) per flow built: flowspec %.2f ms, cmark-gfm-batch %.2f ms\n"
                 % (n, cpu["flowspec"] / n * 1000, cpu["cmark-gfm-batch"] / n * 1000))
+    def median(values):
+        values = sorted(values)
+        return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    for anchor in ("cmark-gfm-batch", "hugo"):
+        pairs = list(zip(rounds.get("flowspec", []), rounds.get(anchor, [])))
+        if pairs:
+            notes.write("%d flows: flowspec / %s, round by round: %s (median %.2f)\n"
+                        % (n, anchor, ", ".join("%.2f" % (a / b) for a, b in pairs), median([a / b for a, b in pairs])))
 PY
   mv "$dir" "$WORK/trash/n$n"
 done
