@@ -66,7 +66,8 @@ enum PlainYAML {
         }
 
         /// The lines; false when a byte the subset leaves to Yams is met (tab, CR, other
-        /// controls, a byte-order mark, a document marker).
+        /// controls and C1 controls, which libyaml refuses, a byte-order mark, a document
+        /// marker, and the line breaks libyaml also knows: U+0085, U+2028, U+2029).
         private mutating func splitLines() -> Bool {
             var start = 0
             var index = 0
@@ -75,6 +76,10 @@ enum PlainYAML {
                     if index > start || index < bytes.count { guard addLine(start, index) else { return false } }
                     start = index + 1
                 } else if bytes[index] < 0x20 || bytes[index] == 0x7F || bytes[index] == 0xEF {
+                    return false
+                } else if bytes[index] == 0xC2, index + 1 < bytes.count, bytes[index + 1] <= 0x9F {
+                    return false
+                } else if bytes[index] == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 {
                     return false
                 }
                 index += 1
@@ -132,7 +137,8 @@ enum PlainYAML {
             var index = line.start + line.indent
             guard index < line.end, bytes[index] != 0x2D else { return nil }
             while index < line.end, isKeyByte(bytes[index]) { index += 1 }
-            guard index > line.start + line.indent, index < line.end, bytes[index] == 0x3A else { return nil }
+            // libyaml takes a key of at most 1 024 characters on one line (a "simple key").
+            guard index > line.start + line.indent, index - line.start - line.indent <= 1000, index < line.end, bytes[index] == 0x3A else { return nil }
             return index + 1 == line.end || bytes[index + 1] == 0x20 ? index : nil
         }
 
@@ -265,7 +271,7 @@ extension PlainYAML.Reader {
         func skipSpaces() { while index < inner, bytes[index] == 0x20 { index += 1 } }
         skipSpaces()
         while index < inner {
-            guard let (key, keyEnd) = flowScalar(from: index, to: inner, stops: isMapping ? 0x3A : 0x2C) else { return nil }
+            guard let (key, keyEnd) = flowScalar(from: index, to: inner, stops: isMapping ? 0x3A : 0x2C), !isMapping || keyEnd - index <= 1000 else { return nil }
             index = keyEnd
             if isMapping {
                 guard index + 1 < inner, bytes[index] == 0x3A, bytes[index + 1] == 0x20, case .scalar(let name) = key,

@@ -42,7 +42,9 @@ import Yams
                        "https://a.example/cb?x=1", "a b", "a#b", "'q'", "\"d\"", "😀", "é", "x "]
     static let words = ["a", "id", "Content-Type", "$.session_token", "x_y", "v1.2", "/p/q", "Người dùng", "ş ğ", "true", "null", "12",
                         "https://a.example/cb?x=1", "a b", "a: b", "a #b", "a#b", "-x", "- x", "?x", ":x", "x:", "'q'", "\"d\"", "\"a\\nb\"",
-                        "'it''s'", "&anchor", "*alias", "!tag x", "@x", "%x", "`x", "[x]", "{x}", "a,b", "😀", "é", "  padded  ", "x ", ""]
+                        "'it''s'", "&anchor", "*alias", "!tag x", "@x", "%x", "`x", "[x]", "{x}", "a,b", "😀", "é", "  padded  ", "x ", "",
+                        "a\u{2028}b", "a\u{85}b", "a\u{2029}", "\u{FEFF}x", "a\u{A0}b", "a\u{80}b", "\u{9F}", "\u{FFFD}",
+                        String(repeating: "w", count: 1030)]
 
     static func word(_ generator: inout SplitMix) -> String {
         Int.random(in: 0..<10, using: &generator) < 8 ? safe.randomElement(using: &generator)! : words.randomElement(using: &generator)!
@@ -83,7 +85,8 @@ import Yams
 
     static func mapping(indent: Int, depth: Int, _ generator: inout SplitMix) -> String {
         let pad = String(repeating: " ", count: indent)
-        let keys = ["id", "title", "lang", "tags", "actors", "status", "json", "$.sub", "Content-Type", "x", "id", "a b", "-k", "k"]
+        let keys = ["id", "title", "lang", "tags", "actors", "status", "json", "$.sub", "Content-Type", "x", "id", "a b", "-k", "k",
+                    String(repeating: "k", count: 1030), String(repeating: "k", count: 990)]
         var text = ""
         for _ in 0..<Int.random(in: 1...4, using: &generator) {
             switch Int.random(in: 0..<12, using: &generator) {
