@@ -40,20 +40,17 @@ public enum TerminalText {
         return text.withUTF8 { needsMarks(utf8: $0) }
     }
 
-    /// `needsMarks` of text given as its UTF-8 bytes (valid UTF-8). Eight bytes at a time: a
-    /// word none of whose bytes may start a mark is passed at once (most text), the others are
-    /// read byte by byte.
+    /// `needsMarks` of text given as its UTF-8 bytes (valid UTF-8). Sixteen bytes at a time
+    /// (`ByteBlocks`): a block none of whose bytes may start a mark is passed at once (most
+    /// text), the others are read byte by byte.
     public static func needsMarks(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
-        if let base = UnsafeRawPointer(bytes.baseAddress) {
-            while index + 8 <= bytes.count {
-                if SWAR.mayStartMark(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                    for at in index..<(index + 8) where mayStartMark(bytes[at]) && startsMark(bytes, at: at) { return true }
-                }
-                index += 8
-            }
+        while index < bytes.count {
+            index = ByteBlocks.skip(bytes, from: index) { ByteBlocks.mayStartMark($0) }
+            let blockEnd = Swift.min(index + 16, bytes.count)
+            for at in index..<blockEnd where mayStartMark(bytes[at]) && startsMark(bytes, at: at) { return true }
+            index = blockEnd
         }
-        for at in index..<bytes.count where mayStartMark(bytes[at]) && startsMark(bytes, at: at) { return true }
         return false
     }
 

@@ -187,24 +187,6 @@ import TestSupport
         }
     }
 
-    /// Each eight-byte test says whether any byte is of its kind, for every position and value
-    /// next to the ones it looks for.
-    @Test func wordTestsSeeEveryByte() {
-        var generator = SplitMix(seed: 13)
-        let fillers: [UInt8] = [0x20, 0x41, 0x61, 0x7E, 0x80, 0xBF, 0xC3, 0xE1, 0xFF]
-        let probes: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x1F, 0x20, 0x21, 0x22, 0x26, 0x27, 0x3C, 0x3E, 0x7E, 0x7F, 0x80, 0xC1, 0xC2, 0xC3, 0xE2, 0xEE, 0xEF, 0xF0]
-        for _ in 0..<2000 {
-            var bytes = (0..<8).map { _ in fillers.randomElement(using: &generator)! }
-            for _ in 0..<Int.random(in: 0...2, using: &generator) { bytes[Int.random(in: 0..<8, using: &generator)] = probes.randomElement(using: &generator)! }
-            let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-            for value in probes {
-                #expect(SWAR.contains(word, value) == bytes.contains(value), "\(bytes) \(value)")
-            }
-            #expect(SWAR.containsControl(word) == bytes.contains { $0 < 0x20 }, "\(bytes)")
-            #expect(SWAR.mayStartMark(word) == bytes.contains { $0 < 0x20 || [0x7F, 0xC2, 0xE2, 0xEF].contains($0) }, "\(bytes)")
-        }
-    }
-
     /// Each sixteen-byte test marks exactly the lanes of its kind, for every position and value
     /// next to the ones it looks for; a block is "any" when one lane is.
     @Test func blockTestsSeeEveryByte() {
