@@ -76,11 +76,11 @@ extension String {
         while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
         if start == end { return .some(start..<end) }
         // What the trim stops at must be what the Character trim stops at.
-        if start > 0 ? bytes[start] >= 0x80 : isWhiteSpaceScalar(firstScalar(bytes)) { return nil }
+        if start > 0 ? bytes[start] >= 0x80 : isWhiteSpaceScalar(UTF8Scalar.value(startingAt: 0, in: bytes)) { return nil }
         if end < bytes.count {
             if bytes[end - 1] >= 0x80 { return nil }
         } else if bytes[end - 1] >= 0x80 {
-            let last = lastScalar(bytes)
+            let last = UTF8Scalar.value(endingAt: bytes.count, in: bytes)
             if isWhiteSpaceScalar(last) || !(last < 0x300 || (0x1E00...0x1EFF).contains(last)) { return nil }
         }
         return start == 0 && end == bytes.count ? .some(nil) : .some(start..<end)
@@ -95,23 +95,6 @@ extension String {
         case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: true
         default: false
         }
-    }
-
-    /// The first scalar's value (valid, non-empty UTF-8).
-    private static func firstScalar(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        let lead = bytes[0]
-        if lead < 0x80 { return UInt32(lead) }
-        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-        for offset in 1..<Swift.min(length, bytes.count) { value = value << 6 | UInt32(bytes[offset] & 0x3F) }
-        return value
-    }
-
-    /// The last scalar's value (valid, non-empty UTF-8).
-    private static func lastScalar(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var start = bytes.count - 1
-        while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
-        return firstScalar(UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 }
 
@@ -191,4 +174,25 @@ extension String {
 
     /// `utf8Compare(other) < 0`.
     public func utf8Precedes(_ other: String) -> Bool { utf8Compare(other) < 0 }
+}
+
+/// The value of one scalar read from valid UTF-8 bytes, forwards or backwards: for byte scans
+/// that look at a scalar next to the byte they stopped at.
+public enum UTF8Scalar {
+    /// The scalar whose UTF-8 starts at `index`.
+    public static func value(startingAt index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        let lead = bytes[index]
+        if lead < 0x80 { return UInt32(lead) }
+        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for offset in 1..<length where index + offset < bytes.count { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+        return value
+    }
+
+    /// The scalar whose UTF-8 ends just before `end`.
+    public static func value(endingAt end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var start = end - 1
+        while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        return value(startingAt: start, in: bytes)
+    }
 }

@@ -1,3 +1,5 @@
+import FlowModel
+
 /// Estimates how wide text is in the theme's sans-serif font, so diagrams can be laid out at
 /// build time without a font engine. Deliberately generous: a label that has a little more room
 /// than it needs looks fine, one that overflows does not.
@@ -118,7 +120,7 @@ enum TextMetrics {
                 total += advance(UInt32(lead))
                 index += 1
             } else {
-                total += advance(scalar(startingAt: index, in: bytes))
+                total += advance(UTF8Scalar.value(startingAt: index, in: bytes))
                 index += lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
             }
         }
@@ -161,8 +163,8 @@ enum TextMetrics {
             case 0x0D:
                 return false
             case 0x20:
-                if index > 0, bytes[index - 1] >= 0x80, !Self.neverPrepend(Self.scalar(endingAt: index, in: bytes)) { return false }
-                if index + 1 < bytes.count, bytes[index + 1] >= 0x80, !Self.neverJoinsBefore(Self.scalar(startingAt: index + 1, in: bytes)) { return false }
+                if index > 0, bytes[index - 1] >= 0x80, !Self.neverPrepend(UTF8Scalar.value(endingAt: index, in: bytes)) { return false }
+                if index + 1 < bytes.count, bytes[index + 1] >= 0x80, !Self.neverJoinsBefore(UTF8Scalar.value(startingAt: index + 1, in: bytes)) { return false }
             default:
                 break
             }
@@ -197,22 +199,6 @@ enum TextMetrics {
     private static func isSymbolOrLatin(_ value: UInt32) -> Bool {
         (0x1E00...0x1EFF).contains(value) || (0x2010...0x2027).contains(value) || (0x2030...0x205E).contains(value)
             || (0x2190...0x27BF).contains(value)
-    }
-
-    /// The scalar value whose UTF-8 starts at `index` (valid UTF-8: the String's own bytes).
-    private static func scalar(startingAt index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        let lead = bytes[index]
-        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-        for offset in 1..<length where index + offset < bytes.count { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
-        return value
-    }
-
-    /// The scalar value whose UTF-8 ends just before `end`.
-    private static func scalar(endingAt end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        var start = end - 1
-        while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
-        return scalar(startingAt: start, in: bytes)
     }
 
     /// `text` shortened with `…` to fit `maxWidth`.
