@@ -233,6 +233,13 @@ extension PageRenderer {
     private static func visibleRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, count: inout Int, limit: Int) -> Int {
         var index = start
         while index < bytes.count {
+            // Sixteen bytes at once where they are visible code points with lone spaces between
+            // them (most prose, in any script): what the byte loop below would count and pass.
+            while count + 16 <= limit, index + 17 <= bytes.count, let codePoints = visibleBlock(bytes, at: index) {
+                index += 16
+                count += codePoints
+            }
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             // A continuation byte belongs to the scalar already counted.
             if byte & 0xC0 == 0x80 {
@@ -251,6 +258,25 @@ extension PageRenderer {
             index += 1
         }
         return index
+    }
+
+    /// How many code points start in the 16 bytes at `index` when every one of them is visible
+    /// or a single space between visible ones, else nil. Refused: controls, two spaces together
+    /// (the block at `index + 1` compares each byte with the next, so 17 bytes must be there), a
+    /// space at either end, and the lead bytes of White_Space past ASCII (`startsWhiteSpace`:
+    /// C2, E2, E3, and E1 before 9A). Continuation bytes start no code point.
+    @inline(__always)
+    private static func visibleBlock(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        let base = UnsafeRawPointer(bytes.baseAddress!)
+        let block = base.loadUnaligned(fromByteOffset: index, as: ByteBlocks.Block.self)
+        let next = base.loadUnaligned(fromByteOffset: index + 1, as: ByteBlocks.Block.self)
+        let refused = ByteBlocks.below(block, 0x20) .| (ByteBlocks.equal(block, 0x20) .& ByteBlocks.equal(next, 0x20))
+            .| ByteBlocks.equal(block, 0xC2) .| ByteBlocks.equal(block, 0xE2) .| ByteBlocks.equal(block, 0xE3)
+            .| (ByteBlocks.equal(block, 0xE1) .& ByteBlocks.equal(next, 0x9A))
+        guard !ByteBlocks.isAny(refused), block[0] != 0x20, block[15] != 0x20 else { return nil }
+        let continuation = ByteBlocks.equal(block & ByteBlocks.Block(repeating: 0xC0), 0x80)
+        let words = unsafeBitCast(continuation, to: SIMD2<UInt64>.self)
+        return 16 - (words[0].nonzeroBitCount + words[1].nonzeroBitCount) / 8
     }
 
     /// Whether the scalar at `index` is one of White_Space's beyond ASCII, read from its bytes:

@@ -279,6 +279,24 @@ import TestSupport
             let limit = [1, 2, 3, 5, 8, 13, 240][index % 7]
             #expect(PageRenderer.clip(text, limit: limit) == reference(text, limit: limit), "\(text.debugDescription) \(limit)")
         }
+        // Prose: long runs of words (in several scripts) and single spaces, which `clip` passes
+        // sixteen bytes at a time, broken now and then by what stops a block (two spaces, a
+        // control, a space at a block's end, White_Space past ASCII and its neighbours that are
+        // not), with limits around 16.
+        var generator = SplitMix(seed: 6)
+        let words = ["a", "of", "the", "token", "backend", "~}", "\u{7F}x", "Z9", "người", "dùng", "đăng", "nhập", "ş", "ğı", "öü", "👍",
+                     "e\u{301}", "\u{1681}", "ố"]
+        let breaks = ["  ", "\n", "\t", " \u{1}", "\u{85}", "\u{A0}", "©", "\u{2003}", "—", "“", " \u{3000}", "\u{3001}", "\u{1680}", " \u{1680}", "\u{205F}"]
+        for index in 0..<6000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 1...60, using: &generator) {
+                text += Int.random(in: 0..<12, using: &generator) == 0 ? breaks.randomElement(using: &generator)! : " "
+                text += words.randomElement(using: &generator)!
+            }
+            if index % 2 == 0 { text.removeFirst() }
+            let limit = [15, 16, 17, 31, 32, 33, 47, 100, 240, 20_000][index % 10]
+            #expect(PageRenderer.clip(text, limit: limit) == reference(text, limit: limit), "\(text.debugDescription) \(limit)")
+        }
     }
 
     /// Serve's snapshot writes each spec's stamp digit by digit: the same text as interpolation,
