@@ -101,6 +101,22 @@ import Testing
         #expect(!Self.lint(Array(plain.utf8)).run.diagnostics.contains { $0.code == "FS108" })
     }
 
+    /// Every kind of scalar the rule reports, at the edges of its ranges, tab, newline and
+    /// carriage return included (which the byte pre-check finds apart from `needsMarks`), is
+    /// reported in a step title; its neighbours outside the ranges are not.
+    @Test func everyInvisibleScalarIsWarnedInATitle() {
+        let reported: [UInt32] = [0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x7F, 0x85, 0x9F, 0x200B, 0x200F, 0x202A, 0x202E, 0x2060, 0x2064, 0x2066, 0x2069, 0xFEFF]
+        let ordinary: [UInt32] = [0x20, 0x7E, 0xA0, 0x200A, 0x2010, 0x2029, 0x202F, 0x205F, 0x2065, 0x206A, 0xFEFE, 0xFF00]
+        for value in reported + ordinary {
+            // A YAML escape in the title, so that the scalar reaches the model whatever it is.
+            let escape = String(format: "\\u%04X", value)
+            let spec = Self.frontMatter.replacingOccurrences(of: "title: X", with: "title: \"A\(escape)B\"") + "### 1. One\na → b\n"
+            let (run, text) = Self.lint(Array(spec.utf8))
+            let warned = run.diagnostics.filter { $0.code == "FS108" }.count
+            #expect(warned == (reported.contains(value) ? 1 : 0), "U+\(String(value, radix: 16)): \(text)")
+        }
+    }
+
     @Test func escapeSequencesNeverReachTheTerminal() {
         let hostile = "\u{1B}[31mred\u{1B}]8;;https://evil.example\u{07}link\u{1B}]8;;\u{07} \u{1B}]52;c;ZXZpbA==\u{07}"
         let spec = Self.frontMatter + "### 1. \(hostile)\na → \(hostile)\n"

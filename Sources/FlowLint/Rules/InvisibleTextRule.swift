@@ -9,13 +9,17 @@ struct InvisibleTextRule: FlowRule {
 
     func check(_ context: RuleContext, into diagnostics: inout [Diagnostic]) {
         let flow = context.flow
-        func inspect(_ text: String, _ what: String, _ location: SourceLocation?) {
+        // (`what` is written only for a finding: most texts hold nothing to report.)
+        func inspect(_ text: String, _ what: @autoclosure () -> String, _ location: SourceLocation?) {
+            // Most texts hold none of `isUnsafe`'s scalars: `needsMarks` finds all of them but
+            // tab, newline and carriage return in one pass over the bytes.
+            guard TerminalText.needsMarks(text) || text.utf8.contains(where: { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return }
             let found = text.unicodeScalars.filter { TerminalText.isUnsafe($0) }
             guard let first = found.first else { return }
             let names = Array(Set(found.map(Self.describe))).sorted().joined(separator: ", ")
             diagnostics.append(.warning(
                 .invisibleText, location ?? flow.location,
-                "\(what) holds \(names): it reorders or hides what a reader sees",
+                "\(what()) holds \(names): it reorders or hides what a reader sees",
                 hint: first.value >= 0x202A && first.value <= 0x2069
                     ? "remove it; a bidirectional override makes text read differently from what it is (Trojan Source, CVE-2021-42574)"
                     : "remove it; invisible characters make different text look the same"))
