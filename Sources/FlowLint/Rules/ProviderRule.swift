@@ -85,7 +85,8 @@ struct ProviderRule: FlowRule {
                 guard end > start, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[start]) else { return }
                 let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 // Only a word of a short claim's length is compared with them (most words are not).
-                guard word.contains(UInt8(ascii: "_")) || (shortClaimLengths.contains(word.count) && shortClaims.contains(where: { $0.utf8.elementsEqual(word) }))
+                guard word.contains(UInt8(ascii: "_"))
+                    || (word.count < 64 && (shortClaimLengths >> word.count) & 1 == 1 && shortClaims.contains(where: { $0.utf8.elementsEqual(word) }))
                 else { return }
                 let name = String(decoding: word, as: UTF8.self)
                 if !names.contains(name) { names.append(name) }
@@ -103,5 +104,6 @@ struct ProviderRule: FlowRule {
 
     /// Registered claims short enough to be words of prose otherwise.
     static let shortClaims = ["azp", "tid", "oid", "hd", "acr", "amr", "sid", "ver"]
-    static let shortClaimLengths = Set(shortClaims.map(\.utf8.count))
+    /// Their lengths, as bits of a word (a `Set` hashed every word of every requirement).
+    static let shortClaimLengths: UInt64 = shortClaims.reduce(0) { $0 | 1 << UInt64($1.utf8.count) }
 }
