@@ -47,9 +47,10 @@ extension PageRenderer {
 
         let failingSteps = Set(flowResult?.steps.filter { $0.verdict.status == .fail }.map(\.step) ?? [])
         context["sequenceSVG"] = .bytes(SequenceDiagram(flow: flow, labels: labels, failingSteps: failingSteps).figure())
-        context["stateSVG"] = .bytes(StateDiagram(flow: flow, labels: labels).figure())
-
+        // One state machine for the page: the state diagram and the steps' branches.
         let machine = StateMachine(flow: flow)
+        context["stateSVG"] = .bytes(StateDiagram(flow: flow, labels: labels, machine: machine).figure())
+
         // Step titles by number, once: a page of 10 000 steps must not search the steps per link.
         let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         context["steps"] = .list(flow.steps.indices.map { index in

@@ -18,6 +18,8 @@ import FlowModel
 struct StateDiagram {
     let flow: Flow
     let labels: Labels
+    /// The flow's state machine when the caller has made it (a page does); else made here.
+    var machine: StateMachine?
 
     let nodeWidth = 230
     let lineHeight = 17
@@ -59,7 +61,7 @@ struct StateDiagram {
     /// The diagram (UTF-8 markup) and its natural width in px (an empty drawing for a flow
     /// without states).
     func draw() -> (svg: [UInt8], width: Int) {
-        let machine = StateMachine(flow: flow)
+        let machine = self.machine ?? StateMachine(flow: flow)
         guard let start = machine.start else { return ([], 0) }
         var layout = StateLayout(diagram: self, machine: machine, outcomeLabel: { labels["end"] + ": " + $0.rawValue })
         layout.run()
