@@ -196,3 +196,35 @@ public enum UTF8Scalar {
         return value(startingAt: start, in: bytes)
     }
 }
+
+extension String {
+    /// `lowercased()`, written as bytes: ASCII by arithmetic; a scalar past ASCII copied when it
+    /// does not change when lowercased (Unicode's Changes_When_Lowercased, which is exactly
+    /// "its lowercase mapping is not itself" for every scalar: the test checks them all), else
+    /// replaced by its `lowercaseMapping` — the mapping `lowercased()` appends scalar by scalar,
+    /// one String append each (700 instructions a scalar of Vietnamese or Turkish text).
+    public func lowercasedOnBytes() -> String {
+        var text = self
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x80 {
+                    out.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+                    index += 1
+                    continue
+                }
+                let end = Swift.min(index + (byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4), bytes.count)
+                if let scalar = Unicode.Scalar(UTF8Scalar.value(startingAt: index, in: bytes)), scalar.properties.changesWhenLowercased {
+                    out.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
+                } else {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                }
+                index = end
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+}

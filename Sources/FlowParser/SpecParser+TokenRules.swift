@@ -8,7 +8,7 @@ extension FlowBuilder {
     mutating func parseTokenTable(_ table: CmarkNode, offset: Int) -> [TokenRule]? {
         let rows = table.children
         guard let header = rows.first, header.type == "table_header" || header.type == "table_row" else { return nil }
-        let headerCells = header.children.map { $0.plainText.trimmingCharacters().lowercased() }
+        let headerCells = header.children.map { $0.plainText.trimmingCharacters().lowercasedOnBytes() }
         guard headerCells.first == "rule" else { return nil }
         let tableLocation = source.location(line: lines(of: table).first + offset, byteColumn: table.startColumn)
         guard let tokenColumn = headerCells.firstIndex(of: "token") else {

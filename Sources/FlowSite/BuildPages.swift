@@ -58,7 +58,7 @@ extension SiteBuilder {
             let plainTitle = MarkdownRenderer.plainText(source: flow.title).trimmingCharacters()
             let record = FlowRecord(
                 path: path, contentHash: sources[index].hash, id: flow.id, lang: flow.lang,
-                translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercased(),
+                translationOf: flow.translationOf ?? "", title: plainTitle, titleKey: plainTitle.lowercasedOnBytes(),
                 tags: flow.tags, card: [], openapi: APIDescriptionCache.file(for: flow) ?? "", pageKey: "")
             return FlowInfo(
                 record: record, shard: previous.shard(of: path), diagnostics: specs.diagnosticsByFile[path] ?? [], flow: flow,

@@ -172,4 +172,23 @@ import TestSupport
         }
         #expect(valid > 2000)
     }
+
+    /// `lowercasedOnBytes` is `lowercased()`: for every scalar on its own (the shortcut for
+    /// scalars that do not change rests on Changes_When_Lowercased being exactly that), and for
+    /// generated text in several scripts, capitals with special mappings (İ, ẞ, ǅ) included.
+    @Test func byteLowercasingIsLowercased() {
+        var differing = 0
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = String(scalar)
+            if text.lowercasedOnBytes() != text.lowercased() || Array(text.lowercasedOnBytes().utf8) != Array(text.lowercased().utf8) { differing += 1 }
+        }
+        #expect(differing == 0)
+        var generator = SplitMix(seed: 31)
+        let pieces = ["A", "z", "Ş", "ı", "İ", "I", "Ğ", "Ư", "Ấ", "ấ", "Đ", "ẞ", "ǅ", "Σ", "ς", "Ω", "\u{301}", " ", "→", "👍", "ABC", "Kullanıcı", "NGƯỜI"]
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...12, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(Array(text.lowercasedOnBytes().utf8) == Array(text.lowercased().utf8), "\(text.debugDescription)")
+        }
+    }
 }

@@ -22,7 +22,7 @@ struct TransitionsRule: FlowRule {
                 }
                 // Two alternates at least for a duplicate: one alone is not lowercased.
                 guard step.alternates.count > 1 else { continue }
-                let key = alternate.label.lowercased()
+                let key = alternate.label.lowercasedOnBytes()
                 if let first = labels[key] {
                     diagnostics.append(.warning(.duplicateAlternateLabel, alternate.location,
                                                 "step \(step.number) has two alternates labelled '\(alternate.label)'",
