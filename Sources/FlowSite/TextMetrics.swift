@@ -252,8 +252,18 @@ struct SVGWriter {
 
     init() { bytes.reserveCapacity(16_384) }
 
-    /// Markup written by the diagram code itself.
-    mutating func raw(_ markup: StaticString) { markup.withUTF8Buffer { bytes.append(contentsOf: $0) } }
+    /// Markup written by the diagram code itself. Names and short pieces (most of them: `x`,
+    /// `class`, `">`) are appended byte by byte: `append(contentsOf:)` costs a call and a
+    /// hundred instructions whatever the length.
+    mutating func raw(_ markup: StaticString) {
+        markup.withUTF8Buffer { markup in
+            if markup.count <= 8 {
+                for byte in markup { bytes.append(byte) }
+            } else {
+                bytes.append(contentsOf: markup)
+            }
+        }
+    }
 
     mutating func raw(_ markup: String) { bytes.append(contentsOf: markup.utf8) }
 
@@ -287,6 +297,14 @@ struct SVGWriter {
     mutating func digits(_ number: Int) {
         if number < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = number.magnitude
+        // Coordinates and sizes (most numbers here): up to four digits, appended one by one.
+        if magnitude < 10_000 {
+            if magnitude >= 1_000 { bytes.append(UInt8(ascii: "0") + UInt8(magnitude / 1_000)) }
+            if magnitude >= 100 { bytes.append(UInt8(ascii: "0") + UInt8(magnitude / 100 % 10)) }
+            if magnitude >= 10 { bytes.append(UInt8(ascii: "0") + UInt8(magnitude / 10 % 10)) }
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            return
+        }
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

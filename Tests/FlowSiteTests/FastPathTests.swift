@@ -299,6 +299,22 @@ import TestSupport
         }
     }
 
+    /// SVG numbers are written digit by digit: as `String(number)` writes them, at every length
+    /// (the short ones take their own path) and at the extremes.
+    @Test func svgDigitsAreTheDecimalDigits() {
+        var numbers = [0, 1, 9, 10, 99, 100, 999, 1_000, 9_999, 10_000, 99_999, -1, -9, -10, -9_999, -10_000, Int.max, Int.min]
+        var generator = SplitMix(seed: 12)
+        for _ in 0..<2_000 { numbers.append(Int.random(in: -20_000...20_000, using: &generator)) }
+        for number in numbers {
+            var writer = SVGWriter()
+            writer.digits(number)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == String(number))
+        }
+        var writer = SVGWriter()
+        for piece: StaticString in ["", "x", "class", "12345678", "123456789", "<svg xmlns=\"http://www.w3.org/2000/svg\">"] { writer.raw(piece) }
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "xclass12345678123456789<svg xmlns=\"http://www.w3.org/2000/svg\">")
+    }
+
     /// Serve's snapshot writes each spec's stamp digit by digit: the same text as interpolation,
     /// for zero, signs, every length of number and the extremes.
     @Test func statSignatureIsTheInterpolatedOne() {
