@@ -295,8 +295,16 @@ package struct FrontMatterParser {
         return id.unicodeScalars.allSatisfy { $0.isASCIILowercaseOrDigit || $0 == "-" || $0 == "_" || $0 == "." }
     }
 
+    /// ASCII letters and digits, `-`, `_` and `.`: every byte one of those (a byte past ASCII
+    /// belongs to a scalar that is none of them).
     static func isValidActorID(_ id: String) -> Bool {
-        id.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "." }
+        id.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+            default: false
+            }
+        }
     }
 
     static func kind(of node: Node) -> String {

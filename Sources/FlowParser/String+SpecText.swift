@@ -3,6 +3,8 @@ import Foundation
 /// Small text helpers of the spec parser.
 extension String {
     package func trimmingBackticks() -> String {
+        // Most text neither starts nor ends with a backtick byte: nothing to trim.
+        guard utf8.first == UInt8(ascii: "`") || utf8.last == UInt8(ascii: "`") else { return self }
         var slice = Substring(self)
         while slice.first == "`" { slice.removeFirst() }
         while slice.last == "`" { slice.removeLast() }

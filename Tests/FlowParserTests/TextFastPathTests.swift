@@ -191,4 +191,31 @@ import TestSupport
             #expect(Array(text.lowercasedOnBytes().utf8) == Array(text.lowercased().utf8), "\(text.debugDescription)")
         }
     }
+
+    /// Actor ids are checked on bytes: the same answer as the scalar rule (ASCII letters and
+    /// digits, `-`, `_`, `.`) for every scalar below U+0800 and for generated ids; backticks
+    /// are trimmed as the Character loop trims them, combining marks after a backtick included.
+    @Test func actorIDsAndBackticksOnBytes() {
+        func referenceID(_ id: String) -> Bool {
+            id.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "." }
+        }
+        func referenceTrim(_ text: String) -> String {
+            var slice = Substring(text)
+            while slice.first == "`" { slice.removeFirst() }
+            while slice.last == "`" { slice.removeLast() }
+            return String(slice)
+        }
+        for value in UInt32(0)..<0x800 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "a" + String(scalar) + "b"
+            #expect(FrontMatterParser.isValidActorID(text) == referenceID(text), "U+\(String(value, radix: 16))")
+        }
+        var generator = SplitMix(seed: 41)
+        let pieces = ["a", "Z", "0", "-", "_", ".", "`", "`\u{301}", "\u{600}`", " ", "é", "ı", "→", "\u{301}"]
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(FrontMatterParser.isValidActorID(text) == referenceID(text), "\(text.debugDescription)")
+            #expect(Array(text.trimmingBackticks().utf8) == Array(referenceTrim(text).utf8), "\(text.debugDescription)")
+        }
+    }
 }
