@@ -299,6 +299,25 @@ import TestSupport
         }
     }
 
+    /// `PlainText.hasMarkup` passes blocks of sixteen bytes: it finds each markup byte at every
+    /// position of texts long enough to have blocks, and only those.
+    @Test func markupBytesAreFoundInEveryBlock() {
+        let markup = Array("`*_[]<>&\\!~".utf8)
+        for length in [0, 1, 15, 16, 17, 31, 32, 33, 48, 70] {
+            let plain = Array(String(repeating: "abc déf ", count: 10).utf8.prefix(length))
+            #expect(!plain.withUnsafeBufferPointer(PlainText.hasMarkup))
+            for position in plain.indices {
+                for byte in 0...127 {
+                    var text = plain
+                    text[position] = UInt8(byte)
+                    // (Only where the replaced byte was ASCII: the text stays UTF-8.)
+                    guard plain[position] < 0x80 else { continue }
+                    #expect(text.withUnsafeBufferPointer(PlainText.hasMarkup) == markup.contains(UInt8(byte)), "\(byte) at \(position) of \(length)")
+                }
+            }
+        }
+    }
+
     /// SVG numbers are written digit by digit: as `String(number)` writes them, at every length
     /// (the short ones take their own path) and at the extremes.
     @Test func svgDigitsAreTheDecimalDigits() {
