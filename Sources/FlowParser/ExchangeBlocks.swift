@@ -42,6 +42,8 @@ func scanPlaceholders(
     in text: String, at location: (Int) -> SourceLocation, diagnostics: inout [Diagnostic], code: DiagnosticCode
 ) -> [VariableReference] {
     var references: [VariableReference] = []
+    // No `{{` bytes, no placeholder (`{` is one byte and one scalar): most lines of a block.
+    guard text.utf8Contains("{{") else { return references }
     let scalars = Array(text.unicodeScalars)
     var index = 0
     while index + 1 < scalars.count {

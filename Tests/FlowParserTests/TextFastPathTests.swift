@@ -218,4 +218,46 @@ import TestSupport
             #expect(Array(text.trimmingBackticks().utf8) == Array(referenceTrim(text).utf8), "\(text.debugDescription)")
         }
     }
+
+    /// Placeholders are looked for only in text with `{{` bytes: the same references and the
+    /// same diagnostics as the scan over every text's scalars.
+    @Test func placeholderScanSkipsTextWithoutBraces() {
+        let location: (Int) -> FlowModel.SourceLocation = { FlowModel.SourceLocation(file: "t.md", line: 1, column: $0) }
+        var generator = SplitMix(seed: 43)
+        let pieces = ["{", "}", "{{", "}}", "a", "_", " ", "é", "x.y", "-", "{{name}}", "{{ bad name }}", "{{é}}"]
+        var found = 0
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            var diagnostics: [Diagnostic] = []
+            let references = scanPlaceholders(in: text, at: location, diagnostics: &diagnostics, code: .malformedHTTP)
+            // The scan as it was: over every text's scalars.
+            var expectedDiagnostics: [Diagnostic] = []
+            var expected: [VariableReference] = []
+            let scalars = Array(text.unicodeScalars)
+            var index = 0
+            scan: while index + 1 < scalars.count {
+                guard scalars[index] == "{", scalars[index + 1] == "{" else { index += 1; continue }
+                var end = index + 2
+                while end + 1 < scalars.count, !(scalars[end] == "}" && scalars[end + 1] == "}") { end += 1 }
+                guard end + 1 < scalars.count else {
+                    expectedDiagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: location(index + 1), message: "placeholder '{{' is never closed", hint: "write `{{name}}`"))
+                    break scan
+                }
+                let name = String(String.UnicodeScalarView(scalars[(index + 2)..<end])).trimmingCharacters()
+                if name.isEmpty || !name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "-") }) {
+                    expectedDiagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: location(index + 1),
+                                                          message: "'{{\(name)}}' is not a valid placeholder",
+                                                          hint: "names use letters, digits, '_', '-' and '.', e.g. `{{provider.code}}`"))
+                } else {
+                    expected.append(VariableReference(name: name, location: location(index + 1)))
+                }
+                index = end + 2
+            }
+            #expect(references == expected, "\(text.debugDescription)")
+            #expect(diagnostics.map(\.message) == expectedDiagnostics.map(\.message), "\(text.debugDescription)")
+            #expect(diagnostics.map(\.location) == expectedDiagnostics.map(\.location), "\(text.debugDescription)")
+            found += references.count
+        }
+        #expect(found > 1_000)
+    }
 }
