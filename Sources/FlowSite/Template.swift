@@ -11,20 +11,47 @@ import FlowModel
 /// compares the bytes. Not supported (a theme using them gets a parse error with line:column):
 /// set delimiters (`{{=<% %>=}}`), lambdas, transforms, dynamic partial names.
 
+/// The key of a field: its UTF-8 length and first 15 bytes in two words. Keys of up to 15 bytes
+/// (nearly every key a template names) are equal exactly when their words are; longer keys are
+/// compared as Strings after their words match.
+struct TemplateKey: Equatable, Sendable {
+    let low: UInt64
+    let high: UInt64
+
+    @inline(__always)
+    init(_ key: String) {
+        var key = key
+        (low, high) = key.withUTF8 { bytes in
+            var low: UInt64 = 0
+            var high = UInt64(min(bytes.count, 255)) << 56
+            for index in 0..<min(8, bytes.count) { low |= UInt64(bytes[index]) << UInt64(8 * index) }
+            if bytes.count > 8 {
+                for index in 8..<min(15, bytes.count) { high |= UInt64(bytes[index]) << UInt64(8 * (index - 8)) }
+            }
+            return (low, high)
+        }
+    }
+
+    /// True when equal words mean equal keys (15 bytes or fewer).
+    var isExact: Bool { high >> 56 <= 15 }
+}
+
 /// The named fields of a context object, in the order they were set.
 ///
 /// Not a `Dictionary`: a page builds a few hundred small objects (up to 20-odd fields) and reads
 /// most fields once, so hashing every key on insert and on lookup (SipHash, the storage's
 /// allocation and probing) was most of the context's cost. Here a field is one entry of one
-/// array: an 8-byte fingerprint of the key (its length and first bytes), the key and the value;
-/// a lookup compares fingerprints, then the key on a match. A template's names carry their
-/// fingerprints from compile time. Callgrind, 30 against 10 flows built: 0.9 M instructions less
-/// per flow page, about 5 % of a build (docs/benchmarks.md).
+/// array: the key's `TemplateKey`, the key and the value; a lookup compares the two words, and
+/// the key itself only when it is longer than 15 bytes. A template's names carry their keys from
+/// compile time. Callgrind, 30 against 10 flows built: 0.9 M instructions less per flow page,
+/// about 5 % of a build (docs/benchmarks.md).
 public struct TemplateFields: Sendable, ExpressibleByDictionaryLiteral {
+    /// The value first: its address is the entry's (`TemplateLibrary` reads it in place; Swift
+    /// lays a struct's stored properties out in declaration order).
     struct Entry: Sendable {
-        let fingerprint: UInt64
-        let key: String
         var value: TemplateValue
+        let key: TemplateKey
+        let name: String
     }
 
     /// One array, one allocation per object.
@@ -42,42 +69,24 @@ public struct TemplateFields: Sendable, ExpressibleByDictionaryLiteral {
         for (key, value) in elements { self[key] = value }
     }
 
-    /// Length and the first 8 UTF-8 bytes of `key`, mixed into one word (equal keys, equal
-    /// fingerprints; unequal keys rarely collide, and a collision only costs a comparison).
     @inline(__always)
-    static func fingerprint(_ key: String) -> UInt64 {
-        var key = key
-        return key.withUTF8 { bytes in
-            var word = UInt64(truncatingIfNeeded: bytes.count) &* 0x9E37_79B9_7F4A_7C15
-            for index in 0..<min(8, bytes.count) { word ^= UInt64(bytes[index]) << UInt64(8 * index) }
-            return word
-        }
-    }
-
-    @inline(__always)
-    private func index(of key: String, fingerprint: UInt64) -> Int? {
+    private func index(of name: String, key: TemplateKey) -> Int? {
         entries.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices where buffer[index].fingerprint == fingerprint && buffer[index].key == key {
+            for index in buffer.indices where buffer[index].key == key && (key.isExact || buffer[index].name == name) {
                 return index
             }
             return nil
         }
     }
 
-    /// The field named `key`, whose fingerprint is known.
-    @inline(__always)
-    func value(_ key: String, fingerprint: UInt64) -> TemplateValue? {
-        index(of: key, fingerprint: fingerprint).map { entries[$0].value }
-    }
-
-    public subscript(key: String) -> TemplateValue? {
-        get { value(key, fingerprint: Self.fingerprint(key)) }
+    public subscript(name: String) -> TemplateValue? {
+        get { index(of: name, key: TemplateKey(name)).map { entries[$0].value } }
         set {
-            let fingerprint = Self.fingerprint(key)
-            if let at = index(of: key, fingerprint: fingerprint) {
+            let key = TemplateKey(name)
+            if let at = index(of: name, key: key) {
                 if let newValue { entries[at].value = newValue } else { entries.remove(at: at) }
             } else if let newValue {
-                entries.append(Entry(fingerprint: fingerprint, key: key, value: newValue))
+                entries.append(Entry(value: newValue, key: key, name: name))
             }
         }
     }
@@ -87,7 +96,22 @@ public struct TemplateFields: Sendable, ExpressibleByDictionaryLiteral {
     /// Sets every field of `other` here (its value wins where both have the key).
     mutating func merge(_ other: TemplateFields) {
         entries.reserveCapacity(entries.count + other.entries.count)
-        for entry in other.entries { self[entry.key] = entry.value }
+        for entry in other.entries { self[entry.name] = entry.value }
+    }
+}
+
+/// A string table (UI labels) as a context object: looked up by hashing, the way a label is
+/// found in Swift code, and built once per language rather than converted for every page.
+public final class TemplateTable: Sendable {
+    let positions: [String: Int]
+    let values: [TemplateValue]
+    let strings: [String: String]
+
+    public init(_ strings: [String: String]) {
+        self.strings = strings
+        let keys = strings.keys.sorted()
+        positions = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        values = keys.map { .string(strings[$0]!) }
     }
 }
 
@@ -97,8 +121,8 @@ public enum TemplateValue: Sendable {
     case bool(Bool)
     case list([TemplateValue])
     case object(TemplateFields)
-    /// A string table (UI labels) used as an object without converting every entry.
-    case table([String: String])
+    /// A string table (UI labels) used as an object.
+    case table(TemplateTable)
     /// UTF-8 text as bytes (large fragments such as the index's cards, copied without a String).
     case bytes([UInt8])
 
@@ -113,21 +137,17 @@ public enum TemplateValue: Sendable {
         case .string(let text): return text
         case .bool(let flag): return flag
         case .list(let items): return items.map(\.anyValue)
-        case .object(let fields): return Dictionary(fields.entries.map { ($0.key, $0.value.anyValue) }, uniquingKeysWith: { _, last in last })
-        case .table(let table): return table
+        case .object(let fields): return Dictionary(fields.entries.map { ($0.name, $0.value.anyValue) }, uniquingKeysWith: { _, last in last })
+        case .table(let table): return table.strings
         case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
         }
     }
 
+    /// The field `key` of an object or a table.
     subscript(key: String) -> TemplateValue? {
-        self[key, TemplateFields.fingerprint(key)]
-    }
-
-    /// The field `key` of an object or a table, with the key's fingerprint already known.
-    subscript(key: String, fingerprint: UInt64) -> TemplateValue? {
         switch self {
-        case .object(let fields): return fields.value(key, fingerprint: fingerprint)
-        case .table(let table): return table[key].map(TemplateValue.string)
+        case .object(let fields): return fields[key]
+        case .table(let table): return table.strings[key].map(TemplateValue.string)
         default: return nil
         }
     }
@@ -152,22 +172,10 @@ public struct TemplateError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(line):\(column): \(message)" }
 }
 
-/// One compiled template.
-struct CompiledTemplate: Sendable {
-    let nodes: [TemplateNode]
-
-    init(_ text: String) throws {
-        var parser = TemplateParser(Array(text.utf8))
-        nodes = try parser.parseTopLevel()
-    }
-}
-
 /// A name in a tag: `.` (the current value), `a.b.c` (searched up the context stack by its first
 /// part), or `.a.b` (the current value only).
 struct TemplatePath: Sendable {
     let names: [String]
-    /// `TemplateFields.fingerprint` of each name.
-    let fingerprints: [UInt64]
     let isCurrent: Bool
     let isAnchored: Bool
 
@@ -175,10 +183,10 @@ struct TemplatePath: Sendable {
         isCurrent = text == "."
         isAnchored = !isCurrent && text.hasPrefix(".")
         names = text.split(separator: ".").map(String.init)
-        fingerprints = names.map(TemplateFields.fingerprint)
     }
 }
 
+/// A template as the parser reads it; `TemplateProgram` is what renders.
 indirect enum TemplateNode: Sendable {
     case text([UInt8])
     case variable(TemplatePath, escaped: Bool)
@@ -190,142 +198,4 @@ indirect enum TemplateNode: Sendable {
     case partial(name: String, indentation: [UInt8]?, overrides: [String: [TemplateNode]]?)
     /// A block definition inside `{{<parent}}`; collected into the partial's overrides.
     case blockDefinition(name: String, nodes: [TemplateNode])
-}
-
-/// Compiled templates by name, and the renderer.
-struct TemplateLibrary: Sendable {
-    private(set) var templates: [String: CompiledTemplate] = [:]
-
-    mutating func register(_ template: CompiledTemplate, named name: String) {
-        templates[name] = template
-    }
-
-    func contains(_ name: String) -> Bool { templates[name] != nil }
-
-    /// Renders a template; an unknown name renders nothing. `capacity`: the bytes expected (a
-    /// page that holds a large part, such as the index's cards, is not grown by doubling).
-    func render(_ context: TemplateValue, template name: String, capacity: Int = 16 * 1024) -> [UInt8] {
-        guard let template = templates[name] else { return [] }
-        var out: [UInt8] = []
-        out.reserveCapacity(capacity)
-        var state = RenderState(stack: [context], indentation: [], inherited: nil)
-        render(template.nodes, &state, into: &out)
-        return out
-    }
-
-    private struct RenderState {
-        var stack: [TemplateValue]
-        var indentation: [UInt8]
-        var inherited: [String: [TemplateNode]]?
-    }
-
-    /// One template body. Inside an indented partial, a non-empty piece that starts after a newline
-    /// of this body gets the indentation first.
-    private func render(_ nodes: [TemplateNode], _ state: inout RenderState, into out: inout [UInt8]) {
-        let start = out.count
-        for node in nodes {
-            let before = out.count
-            render(node, &state, into: &out)
-            if !state.indentation.isEmpty, out.count > before, before > start, out[before - 1] == 0x0A {
-                out.insert(contentsOf: state.indentation, at: before)
-            }
-        }
-    }
-
-    private func render(_ node: TemplateNode, _ state: inout RenderState, into out: inout [UInt8]) {
-        switch node {
-        case .text(let bytes):
-            out.append(contentsOf: bytes)
-        case .variable(let path, let escaped):
-            guard let value = lookup(path, state.stack) else { return }
-            switch value {
-            case .string(let text):
-                if escaped { HTML.appendEscaped(text, to: &out) } else { out.append(contentsOf: text.utf8) }
-            case .bool(let flag):
-                out.append(contentsOf: (flag ? "true" : "false").utf8)
-            case .bytes(let bytes):
-                if escaped { HTML.appendEscaped(String(decoding: bytes, as: UTF8.self), to: &out) } else { out.append(contentsOf: bytes) }
-            case .list, .object, .table:
-                break
-            }
-        case .section(let path, let nodes):
-            guard let value = lookup(path, state.stack) else { return }
-            switch value {
-            case .list(let items):
-                for item in items {
-                    state.stack.append(item)
-                    render(nodes, &state, into: &out)
-                    state.stack.removeLast()
-                }
-            case .bool(let flag):
-                if flag { render(nodes, &state, into: &out) }
-            case .string, .object, .table, .bytes:
-                state.stack.append(value)
-                render(nodes, &state, into: &out)
-                state.stack.removeLast()
-            }
-        case .inverted(let path, let nodes):
-            let value = lookup(path, state.stack)
-            switch value {
-            case .none:
-                render(nodes, &state, into: &out)
-            case .list(let items)?:
-                guard items.isEmpty else { return }
-                state.stack.append(.list(items))
-                render(nodes, &state, into: &out)
-                state.stack.removeLast()
-            case .bool(let flag)?:
-                if !flag { render(nodes, &state, into: &out) }
-            case .string?, .object?, .table?, .bytes?:
-                break
-            }
-        case .block(let name, let defaultNodes, let indentation):
-            let saved = state.indentation
-            state.indentation += indentation
-            render(state.inherited?[name] ?? defaultNodes, &state, into: &out)
-            state.indentation = saved
-        case .partial(let name, let indentation, let overrides):
-            guard let template = templates[name] else { return }
-            let savedIndentation = state.indentation
-            let savedInherited = state.inherited
-            if let indentation { state.indentation += indentation }
-            if let overrides {
-                // The outermost override of a block wins.
-                state.inherited = (state.inherited ?? [:]).merging(overrides) { outer, _ in outer }
-            }
-            render(template.nodes, &state, into: &out)
-            state.indentation = savedIndentation
-            state.inherited = savedInherited
-        case .blockDefinition:
-            break
-        }
-    }
-
-    private func lookup(_ path: TemplatePath, _ stack: [TemplateValue]) -> TemplateValue? {
-        if path.isCurrent { return stack.last }
-        guard let first = path.names.first else { return nil }
-        let firstPrint = path.fingerprints[0]
-        var value: TemplateValue
-        if path.isAnchored {
-            guard let top = stack.last, let found = top[first, firstPrint] else { return nil }
-            value = found
-        } else {
-            var found: TemplateValue?
-            for object in stack.reversed() {
-                if let child = object[first, firstPrint] {
-                    found = child
-                    break
-                }
-            }
-            guard let found else { return nil }
-            value = found
-        }
-        var index = 1
-        while index < path.names.count {
-            guard let child = value[path.names[index], path.fingerprints[index]] else { return nil }
-            value = child
-            index += 1
-        }
-        return value
-    }
 }

@@ -23,6 +23,9 @@ public struct Theme: Sendable {
     let labelTables: [String: [String: String]]
     /// Per language, every label with English filling the gaps.
     let mergedLabels: [String: [String: String]]
+    /// `mergedLabels` as template contexts.
+    let labelContexts: [String: TemplateTable]
+    let englishContext: TemplateTable
     let languageNames: [String: String]
 
     public struct Error: Swift.Error, CustomStringConvertible, Sendable {
@@ -121,6 +124,8 @@ public struct Theme: Sendable {
         self.languageNames = read.languageNames
         let english = tables["en"] ?? [:]
         self.mergedLabels = tables.mapValues { english.merging($0) { _, local in local } }
+        self.labelContexts = mergedLabels.mapValues(TemplateTable.init)
+        self.englishContext = TemplateTable(english)
     }
 
     /// labels.yml: a table of labels per language, and `language-names`. (EmbedThemePlugin
@@ -150,8 +155,12 @@ public struct Theme: Sendable {
     /// UI labels for a language, falling back to English per key.
     func labels(for language: String) -> Labels {
         let primary = language.split(separator: "-").first.map(String.init) ?? language
-        if let merged = mergedLabels[language] ?? mergedLabels[primary] { return Labels(language: language, table: merged) }
-        return Labels(language: language, table: labelTables["en"] ?? [:])
+        for code in [language, primary] {
+            if let merged = mergedLabels[code], let context = labelContexts[code] {
+                return Labels(language: language, table: merged, context: context)
+            }
+        }
+        return Labels(language: language, table: labelTables["en"] ?? [:], context: englishContext)
     }
 
     /// The language's own name (`Tiếng Việt`), or its code.
@@ -176,7 +185,9 @@ struct Labels: Sendable {
     let language: String
     /// Every label, English filling the gaps; also the templates' `{{labels.…}}`.
     let table: [String: String]
-    var value: TemplateValue { .table(table) }
+    /// `table` as a template context, made once per language.
+    let context: TemplateTable
+    var value: TemplateValue { .table(context) }
 
     subscript(key: String) -> String { table[key] ?? key }
 }

@@ -33,7 +33,7 @@ struct TemplateEngineTests {
         "yes": true, "no": false, "empty": [], "text": "",
         "items": [["n": "1", "sub": ["a", "b"]], ["n": "2", "sub": []]],
         "nested": ["deep": ["value": "found"], "name": "inner"],
-        "labels": .table(["hello": "Xin chào", "bye": "Güle güle"]),
+        "labels": .table(TemplateTable(["hello": "Xin chào", "bye": "Güle güle"])),
         "multi": "line 1\nline 2\n",
     ]
 
@@ -146,6 +146,24 @@ struct TemplateEngineTests {
         } throws: { error in
             "\(error)".contains("templates/card.mustache:2:")
         }
+    }
+
+    /// Keys are compared by their first 15 bytes and length (`TemplateKey`), then as Strings when
+    /// longer: names that share 8, 15 or all but one byte, and one that is a prefix of another,
+    /// each find their own field, inside sections and lists too.
+    @Test func namesThatShareTheirFirstBytesFindTheirOwnField() throws {
+        let names = ["a", "ab", "abcdefgh", "abcdefghi", "abcdefghX", "abcdefghijklmno", "abcdefghijklmnp", "abcdefghijklmnoX",
+                     "abcdefghijklmnoY", "abcdefghijklmnoXZ", "z", "abcdefghijklmnoXYZ_long"]
+        var fields = TemplateFields()
+        for (index, name) in names.enumerated() { fields[name] = .string("v\(index)") }
+        fields["list"] = .list([.object(fields), .object(["abcdefghijklmnoX": "inner"])])
+        let tags = names.map { "{{\($0)}}" }.joined(separator: "|")
+        try Self.compare(["main": tags + "\n{{#list}}" + tags + "\n{{/list}}{{#abcdefghijklmnoXZ}}{{.}}{{/abcdefghijklmnoXZ}}"], .object(fields))
+    }
+
+    /// `TemplateLibrary` reads a field's value at its entry's address.
+    @Test func anEntrysValueIsAtItsAddress() {
+        #expect(MemoryLayout<TemplateFields.Entry>.offset(of: \TemplateFields.Entry.value) == 0)
     }
 
     @Test func escapingIsByteExactForEveryScript() {
