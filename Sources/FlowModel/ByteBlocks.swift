@@ -20,6 +20,19 @@ public enum ByteBlocks {
         return index
     }
 
+    /// `skip`, the last bytes (fewer than 16) included: they are tested as one block filled up
+    /// with `padding`, a byte `candidates` must pass. A text shorter than 16 bytes, or the tail
+    /// of a longer one, is then passed in one test: `bytes.count` when no byte from `start` on
+    /// is a candidate.
+    @inlinable @inline(__always)
+    public static func skip(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, padding: UInt8, _ candidates: (Block) -> Mask) -> Int {
+        let index = skip(bytes, from: start, candidates)
+        guard index < bytes.count, bytes.count - index < 16 else { return index }
+        var block = Block(repeating: padding)
+        withUnsafeMutableBytes(of: &block) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[index...])) }
+        return isAny(candidates(block)) ? index : bytes.count
+    }
+
     /// The lanes of `block` that are `byte`.
     @inlinable @inline(__always)
     public static func equal(_ block: Block, _ byte: UInt8) -> Mask { block .== Block(repeating: byte) }

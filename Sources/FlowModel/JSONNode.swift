@@ -304,7 +304,7 @@ extension JSONNode {
             }
             while index < bytes.count {
                 if index >= blockEnd {
-                    index = ByteBlocks.skip(bytes, from: index) { block in
+                    index = ByteBlocks.skip(bytes, from: index, padding: 0x20) { block in
                         ByteBlocks.equal(block, 0x22) .| ByteBlocks.equal(block, 0x5C) .| ByteBlocks.below(block, 0x20)
                             .| ByteBlocks.equal(block, 0x3C) .| ByteBlocks.equal(block, 0x3E) .| ByteBlocks.equal(block, 0x26)
                             .| ByteBlocks.equal(block, 0xE2)

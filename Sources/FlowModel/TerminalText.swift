@@ -46,7 +46,7 @@ public enum TerminalText {
     public static func needsMarks(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         while index < bytes.count {
-            index = ByteBlocks.skip(bytes, from: index) { ByteBlocks.mayStartMark($0) }
+            index = ByteBlocks.skip(bytes, from: index, padding: 0x20) { ByteBlocks.mayStartMark($0) }
             let blockEnd = Swift.min(index + 16, bytes.count)
             for at in index..<blockEnd where mayStartMark(bytes[at]) && startsMark(bytes, at: at) { return true }
             index = blockEnd

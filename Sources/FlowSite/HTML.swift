@@ -43,13 +43,13 @@ enum HTML {
     }
 
     /// False, having written part of `bytes`, when `stopAtMarks` and a scalar to mark is met.
-    /// Blocks of sixteen bytes with nothing to escape or mark are passed at once
-    /// (`ByteBlocks.skip`); the others are read byte by byte.
+    /// Blocks of sixteen bytes with nothing to escape or mark, and a clean tail, are passed at
+    /// once (`ByteBlocks.skip`); the others are read byte by byte.
     private static func appendEscapedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], stopAtMarks: Bool) -> Bool {
         var runStart = 0
         var index = 0
         while index < bytes.count {
-            index = ByteBlocks.skip(bytes, from: index) { block in
+            index = ByteBlocks.skip(bytes, from: index, padding: 0x20) { block in
                 ByteBlocks.equal(block, 0x26) .| ByteBlocks.equal(block, 0x3C) .| ByteBlocks.equal(block, 0x3E)
                     .| ByteBlocks.equal(block, 0x22) .| ByteBlocks.equal(block, 0x27) .| ByteBlocks.mayStartMark(block)
             }

@@ -13,7 +13,7 @@ enum PlainText {
 
     /// Whether any byte is one of `isMarkup`'s: blocks of sixteen without one are passed at once.
     static func hasMarkup(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let from = ByteBlocks.skip(bytes, from: 0) { block in
+        let from = ByteBlocks.skip(bytes, from: 0, padding: 0x20) { block in
             ByteBlocks.equal(block, UInt8(ascii: "`")) .| ByteBlocks.equal(block, UInt8(ascii: "*")) .| ByteBlocks.equal(block, UInt8(ascii: "_"))
                 .| ByteBlocks.equal(block, UInt8(ascii: "[")) .| ByteBlocks.equal(block, UInt8(ascii: "]")) .| ByteBlocks.equal(block, UInt8(ascii: "<"))
                 .| ByteBlocks.equal(block, UInt8(ascii: ">")) .| ByteBlocks.equal(block, UInt8(ascii: "&")) .| ByteBlocks.equal(block, UInt8(ascii: "\\"))

@@ -212,6 +212,28 @@ import TestSupport
         }
     }
 
+    /// The padded skip tests a text's last bytes (fewer than 16) as one block: it passes the whole
+    /// text exactly when no byte is a candidate, and otherwise stops at the start of the block, or
+    /// of the tail, that holds the first one. Every length from 0 to 40, a candidate at every place.
+    @Test func paddedSkipSeesTheTail() {
+        let candidates: (ByteBlocks.Block) -> ByteBlocks.Mask = { ByteBlocks.equal($0, 0x3C) .| ByteBlocks.mayStartMark($0) }
+        func isCandidate(_ byte: UInt8) -> Bool { byte == 0x3C || byte < 0x20 || [0x7F, 0xC2, 0xE2, 0xEF].contains(byte) }
+        for length in 0...40 {
+            for position in -1..<length {
+                for probe: UInt8 in [0x3C, 0x00, 0x1F, 0xE2] {
+                    var text = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+                    if position >= 0 { text[position] = probe }
+                    for start in [0, min(3, length), min(17, length)] {
+                        let stop = text.withUnsafeBufferPointer { ByteBlocks.skip($0, from: start, padding: 0x20, candidates) }
+                        let first = text.indices.first { $0 >= start && isCandidate(text[$0]) }
+                        let expected = first.map { start + ($0 - start) / 16 * 16 } ?? length
+                        #expect(stop == expected, "length \(length), \(probe) at \(position), from \(start)")
+                    }
+                }
+            }
+        }
+    }
+
     /// `marked`'s byte check skips only text with no scalar to mark: the same result as
     /// marking scalar by scalar. The alphabet holds each range's ends and the scalars just
     /// outside them that share its lead bytes (E2 80 8A, E2 80 A9, E2 80 AF, E2 81 9F, E2 81 A5,
