@@ -8,29 +8,34 @@
 public struct Step: Hashable, Sendable, Codable {
     /// The stored fields: what `Step` held before it was boxed, with the same Codable keys in
     /// the same order.
+    @usableFromInline
     struct Fields: Hashable, Sendable, Codable {
-        var number: Int
-        var title: String
-        var from: String
-        var to: String
-        var alternates: [Alternate]
-        var exchange: Exchange?
-        var prose: Markdown
-        var location: SourceLocation
-        var numberLocation: SourceLocation
-        var actorsLocation: SourceLocation?
-        var fromLocation: SourceLocation?
-        var toLocation: SourceLocation?
+        @usableFromInline var number: Int
+        @usableFromInline var title: String
+        @usableFromInline var from: String
+        @usableFromInline var to: String
+        @usableFromInline var alternates: [Alternate]
+        @usableFromInline var exchange: Exchange?
+        @usableFromInline var prose: Markdown
+        @usableFromInline var location: SourceLocation
+        @usableFromInline var numberLocation: SourceLocation
+        @usableFromInline var actorsLocation: SourceLocation?
+        @usableFromInline var fromLocation: SourceLocation?
+        @usableFromInline var toLocation: SourceLocation?
     }
 
     /// Changed only while uniquely referenced (`fields`' `_modify`), so sharing it across
-    /// threads is safe.
+    /// threads is safe. Its one property is reached only through `Step`'s accessors, whose
+    /// accesses the compiler checks statically (on the `Step`), so the run-time exclusivity
+    /// check of a class property (`swift_beginAccess`, about 60 instructions on every read of a
+    /// step's field) is turned off; the getters are inlinable for the same reason.
+    @usableFromInline
     final class Box: @unchecked Sendable {
-        var fields: Fields
+        @usableFromInline @exclusivity(unchecked) var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
-    private var box: Box
+    @usableFromInline var box: Box
 
     /// The fields, for changing one in place: the box is copied first when shared.
     private var fields: Fields {
@@ -43,70 +48,70 @@ public struct Step: Hashable, Sendable, Codable {
 
     /// The number written in the heading; the state's identity.
     public var number: Int {
-        get { box.fields.number }
+        @inlinable get { box.fields.number }
         _modify { yield &fields.number }
     }
 
     public var title: String {
-        get { box.fields.title }
+        @inlinable get { box.fields.title }
         _modify { yield &fields.title }
     }
 
     /// Actor ids from the actors line `from → to`; empty when the line is missing.
     public var from: String {
-        get { box.fields.from }
+        @inlinable get { box.fields.from }
         _modify { yield &fields.from }
     }
 
     public var to: String {
-        get { box.fields.to }
+        @inlinable get { box.fields.to }
         _modify { yield &fields.to }
     }
 
     /// Branches out of this step. Empty means "go to the next number" (or end with success
     /// after the last step).
     public var alternates: [Alternate] {
-        get { box.fields.alternates }
+        @inlinable get { box.fields.alternates }
         _modify { yield &fields.alternates }
     }
 
     /// The HTTP request a client sends to the backend in this step, with its expectations.
     public var exchange: Exchange? {
-        get { box.fields.exchange }
+        @inlinable get { box.fields.exchange }
         _modify { yield &fields.exchange }
     }
 
     /// The step's prose, without the actors line, the alternates and the http/expect blocks.
     public var prose: Markdown {
-        get { box.fields.prose }
+        @inlinable get { box.fields.prose }
         _modify { yield &fields.prose }
     }
 
     /// The heading `### N. title`.
     public var location: SourceLocation {
-        get { box.fields.location }
+        @inlinable get { box.fields.location }
         _modify { yield &fields.location }
     }
 
     /// Position of the number inside the heading, for diagnostics about the number.
     public var numberLocation: SourceLocation {
-        get { box.fields.numberLocation }
+        @inlinable get { box.fields.numberLocation }
         _modify { yield &fields.numberLocation }
     }
 
     /// The actors line, when present.
     public var actorsLocation: SourceLocation? {
-        get { box.fields.actorsLocation }
+        @inlinable get { box.fields.actorsLocation }
         _modify { yield &fields.actorsLocation }
     }
 
     public var fromLocation: SourceLocation? {
-        get { box.fields.fromLocation }
+        @inlinable get { box.fields.fromLocation }
         _modify { yield &fields.fromLocation }
     }
 
     public var toLocation: SourceLocation? {
-        get { box.fields.toLocation }
+        @inlinable get { box.fields.toLocation }
         _modify { yield &fields.toLocation }
     }
 
