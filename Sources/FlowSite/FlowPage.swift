@@ -122,7 +122,7 @@ extension PageRenderer {
             "langName": .string(theme.languageName(flow.lang)),
             "file": .string(flow.file),
             "stepCount": .string(String(flow.steps.count)),
-            "tags": .list(flow.tags.map { ["name": .string($0), "href": .string("../index.html?tag=" + percentEncode($0))] }),
+            "tags": .list(flow.tags.map { ["name": .string($0), "href": .string("../index.html?tag=" + Self.percentEncode($0))] }),
             "hasTags": .bool(!flow.tags.isEmpty),
             "environments": .string(flow.environments.joined(separator: ", ")),
             "hasEnvironments": .bool(!flow.environments.isEmpty),
@@ -130,7 +130,7 @@ extension PageRenderer {
         ]
         if let summary = flow.summary, !summary.isEmpty { flowContext["summaryHTML"] = .string(inline(summary)) }
         if let editURL = config.editURL {
-            flowContext["editHref"] = .string(editURL.replacingAll("{path}", with: percentEncode(flow.file)))
+            flowContext["editHref"] = .string(editURL.replacingAll("{path}", with: Self.percentEncode(flow.file)))
         }
         return .object(flowContext)
     }

@@ -212,6 +212,17 @@ import TestSupport
         }
     }
 
+    /// A tag's query value is what Foundation's percent-encoding writes for the same set, for
+    /// every ASCII byte and for text in any script.
+    @Test func tagQueryIsFoundationsPercentEncoding() {
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~/")
+        let ascii = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        let alphabet = ascii + ["é", "ş", "ı", "İ", "ạ", "Đ", "→", "👍", "\u{200B}", "\u{FEFF}", "e\u{301}", "中"]
+        for text in ascii + Self.texts(from: alphabet, count: 3000, seed: 21) {
+            #expect(PageRenderer.percentEncode(text) == text.addingPercentEncoding(withAllowedCharacters: allowed), "\(text.debugDescription)")
+        }
+    }
+
     /// The padded skip tests a text's last bytes (fewer than 16) as one block: it passes the whole
     /// text exactly when no byte is a candidate, and otherwise stops at the start of the block, or
     /// of the tail, that holds the first one. Every length from 0 to 40, a candidate at every place.
