@@ -81,14 +81,53 @@ package final class CmarkDocument {
     }
 }
 
+/// The names cmark gives its core node types (`cmark_node_get_type_string` of a node of each),
+/// by type code: a node's `type` without making a String from C for every node the parser
+/// looks at. The codes are cmark's constants (`CMARK_NODE_TYPE_BLOCK | n`,
+/// `CMARK_NODE_TYPE_INLINE | n`, n from 1 to `CMARK_NODE_LAST_…`); extensions register theirs
+/// after those at run time and are not here.
+enum CmarkTypeNames {
+    /// `CMARK_NODE_TYPE_BLOCK`, `CMARK_NODE_TYPE_INLINE` and the bits of the number in a code.
+    private static let blockKind: UInt32 = 0x8000, inlineKind: UInt32 = 0xC000, numberBits: UInt32 = 0x3FFF
+    static let block = names(kind: blockKind, last: UInt32(CMARK_NODE_FOOTNOTE_DEFINITION.rawValue))
+    static let inline = names(kind: inlineKind, last: UInt32(CMARK_NODE_FOOTNOTE_REFERENCE.rawValue))
+
+    private static func names(kind: UInt32, last: UInt32) -> [String] {
+        (0...(last & numberBits)).map { index in
+            guard index > 0, let node = cmark_node_new(cmark_node_type(rawValue: .init(kind | index))) else { return "" }
+            defer { cmark_node_free(node) }
+            return cmark_node_get_type_string(node).map { String(cString: $0) } ?? ""
+        }
+    }
+
+    /// The name of a core type, nil for another code.
+    @inline(__always)
+    static func core(_ code: UInt32) -> String? {
+        let index = Int(code & numberBits)
+        switch code & ~numberBits {
+        case blockKind: return index > 0 && index < block.count ? block[index] : nil
+        case inlineKind: return index > 0 && index < inline.count ? inline[index] : nil
+        default: return nil
+        }
+    }
+}
+
 /// A borrowed node of a `CmarkDocument`; valid while the document lives.
 package struct CmarkNode {
     let pointer: OpaquePointer
 
     /// The node's type name: `heading`, `paragraph`, `list`, `item`, `code_block`, `table`,
     /// `table_header`, `table_row`, `table_cell`, `text`, `code`… Extension node types are
-    /// runtime values, so names are compared, not constants.
+    /// runtime values, so names are compared, not constants. A core type's name comes from
+    /// `CmarkTypeNames` (made once); only a name an extension gives is made from its C string.
     package var type: String {
+        // A node an extension took over (a task list's `item`) is named by the extension.
+        guard cmark_node_get_syntax_extension(pointer) == nil else { return typeNameFromC }
+        return CmarkTypeNames.core(UInt32(cmark_node_get_type(pointer).rawValue)) ?? typeNameFromC
+    }
+
+    /// `type` as cmark writes it, made from its C string.
+    package var typeNameFromC: String {
         guard let name = cmark_node_get_type_string(pointer) else { return "" }
         return String(cString: name)
     }
