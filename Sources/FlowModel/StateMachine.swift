@@ -25,36 +25,39 @@ public struct StateMachine: Sendable, Hashable {
     public let states: [Int]
     /// The first step (lowest number), nil for a flow without steps.
     public let start: Int?
-    private let outgoing: [Int: [Transition]]
+    /// The transitions of each state, by its position in `states`.
+    private let outgoing: [[Transition]]
 
     public init(flow: Flow) {
-        var seen = Set<Int>()
-        var firstSteps: [Step] = []
-        for step in flow.steps where seen.insert(step.number).inserted {
-            firstSteps.append(step)
+        // The first step of each number, in number order: a flow's steps are usually written in
+        // ascending order already, and then neither a set nor a sort is needed.
+        let ascending = zip(flow.steps, flow.steps.dropFirst()).allSatisfy { $0.number < $1.number }
+        var firstSteps = flow.steps
+        if !ascending {
+            var seen = Set<Int>()
+            firstSteps = flow.steps.filter { seen.insert($0.number).inserted }.sorted { $0.number < $1.number }
         }
-        let numbers = firstSteps.map(\.number).sorted()
+        let numbers = firstSteps.map(\.number)
         states = numbers
         start = numbers.first
-        var outgoing: [Int: [Transition]] = [:]
-        // The implicit "next" of each step: the following number (numbers are sorted, unique).
-        var following: [Int: Int] = [:]
-        for (index, number) in numbers.enumerated() where index + 1 < numbers.count { following[number] = numbers[index + 1] }
-        for step in firstSteps {
+        // The implicit "next" of each step is the following number (numbers are sorted, unique).
+        outgoing = firstSteps.enumerated().map { index, step in
             if step.alternates.isEmpty {
-                let next = following[step.number]
-                let target: Target = next.map { .step($0) } ?? .end(.success)
-                outgoing[step.number] = [Transition(from: step.number, label: nil, target: target, alternateIndex: nil)]
-            } else {
-                outgoing[step.number] = step.alternates.enumerated().map { index, alternate in
-                    Transition(from: step.number, label: alternate.label, target: alternate.target, alternateIndex: index)
-                }
+                let target: Target = index + 1 < numbers.count ? .step(numbers[index + 1]) : .end(.success)
+                return [Transition(from: step.number, label: nil, target: target, alternateIndex: nil)]
+            }
+            return step.alternates.enumerated().map { index, alternate in
+                Transition(from: step.number, label: alternate.label, target: alternate.target, alternateIndex: index)
             }
         }
-        self.outgoing = outgoing
     }
 
-    public func transitions(from state: Int) -> [Transition] { outgoing[state] ?? [] }
+    /// Whether `number` is a state (a step of the flow).
+    public func isState(_ number: Int) -> Bool { StateTable<Int>.position(of: number, in: states) != nil }
+
+    public func transitions(from state: Int) -> [Transition] {
+        StateTable<Int>.position(of: state, in: states).map { outgoing[$0] } ?? []
+    }
 
     /// Every transition, ordered by source step then alternate order.
     public var allTransitions: [Transition] { states.flatMap { transitions(from: $0) } }
@@ -74,7 +77,7 @@ public struct StateMachine: Sendable, Hashable {
         var queue = [start]
         while let state = queue.popLast() {
             for transition in transitions(from: state) {
-                if case .step(let next) = transition.target, outgoing[next] != nil, seen.insert(next).inserted {
+                if case .step(let next) = transition.target, isState(next), seen.insert(next).inserted {
                     queue.append(next)
                 }
             }
@@ -110,8 +113,8 @@ public struct StateMachine: Sendable, Hashable {
     }
 
     /// Step → the states with a transition to it.
-    public func incomingEdges() -> [Int: [Int]] {
-        var incoming: [Int: [Int]] = [:]
+    public func incomingEdges() -> StateTable<[Int]> {
+        var incoming = StateTable<[Int]>(states: states)
         for state in states {
             for transition in transitions(from: state) {
                 if case .step(let next) = transition.target { incoming[next, default: []].append(state) }
@@ -148,7 +151,7 @@ public struct StateMachine: Sendable, Hashable {
     /// Shortest list of transitions leading from `source` to arriving at `target`.
     private func shortestPath(from source: Int, to target: Int) -> [Transition]? {
         if source == target { return [] }
-        return breadthFirst(from: source) { $0.target == .step(target) && outgoing[target] != nil }
+        return breadthFirst(from: source) { $0.target == .step(target) && isState(target) }
     }
 
     /// Shortest continuation from the target of `transition` to a successful end, or to any
@@ -159,7 +162,7 @@ public struct StateMachine: Sendable, Hashable {
         case .end:
             return []
         case .step(let next):
-            guard outgoing[next] != nil else { return nil }
+            guard isState(next) else { return nil }
             return shortestCompletion(from: next) { $0 == .success } ?? shortestCompletion(from: next) { _ in true }
         }
     }
@@ -191,7 +194,7 @@ public struct StateMachine: Sendable, Hashable {
                     }
                     return path.reversed()
                 }
-                guard case .step(let next) = edge.target, outgoing[next] != nil, !visited.contains(next) else { continue }
+                guard case .step(let next) = edge.target, isState(next), !visited.contains(next) else { continue }
                 visited.insert(next)
                 previous[next] = edge
                 queue.append(next)

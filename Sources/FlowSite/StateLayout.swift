@@ -9,7 +9,7 @@ struct StateLayout {
     let machine: StateMachine
     let outcomeLabel: (Outcome) -> String
 
-    private(set) var nodes: [Int: Node] = [:]
+    private(set) var nodes: StateTable<Node>
     private(set) var layers: [[Int]] = []
     private(set) var edges: [Edge] = []
     private(set) var outcomeOrder: [Outcome] = []
@@ -23,8 +23,8 @@ struct StateLayout {
     private var leftLanes: [Target: Int] = [:]
     /// Edge indices by source state, position of each state in its layer, lane of each outcome:
     /// looked up per state and per edge, so the layout stays linear in the flow's size.
-    private var edgesFrom: [Int: [Int]] = [:]
-    private var positionInLayer: [Int: Int] = [:]
+    private var edgesFrom: StateTable<[Int]>
+    private var positionInLayer: StateTable<Int>
     private var outcomeLane: [Outcome: Int] = [:]
     private var leftMargin = 24
     private var mainWidth = 0
@@ -37,6 +37,9 @@ struct StateLayout {
         self.diagram = diagram
         self.machine = machine
         self.outcomeLabel = outcomeLabel
+        nodes = StateTable(states: machine.states)
+        edgesFrom = StateTable(states: machine.states)
+        positionInLayer = StateTable(states: machine.states)
     }
 
     mutating func run() {

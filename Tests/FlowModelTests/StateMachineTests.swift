@@ -1,5 +1,6 @@
 @testable import FlowModel
 import Testing
+import TestSupport
 
 @Suite struct StateMachineTests {
     let here = SourceLocation(file: "t.md", line: 1, column: 1)
@@ -74,6 +75,17 @@ import Testing
         #expect(machine.transitions(from: 2).map(\.target) == [.end(.failure)])
     }
 
+    /// Steps written out of order (and a number twice) make the machine of the same steps in
+    /// order: states ascending, the implicit next is the following number.
+    @Test func stepsOutOfOrderMakeTheOrderedMachine() {
+        let ordered = StateMachine(flow: flow([step(1), step(2, [("a", .step(4))]), step(3), step(4)]))
+        let shuffled = StateMachine(flow: flow([step(3), step(1), step(4), step(2, [("a", .step(4))]), step(1, [("b", .end(.failure))])]))
+        #expect(shuffled.states == [1, 2, 3, 4])
+        #expect(shuffled == ordered)
+        #expect(shuffled.transitions(from: 3).map(\.target) == [.step(4)])
+        #expect(shuffled.transitions(from: 1).map(\.target) == [.step(2)])
+    }
+
     @Test func jsonPathSubset() {
         #expect(JSONPath(parsing: "$.a.b[0]['c d']")?.components == [.key("a"), .key("b"), .index(0), .key("c d")])
         #expect(JSONPath(parsing: "$..a") == nil)
@@ -102,5 +114,46 @@ import Testing
         #expect(StepKind(from: .person, to: .client, hasExchange: false) == .ui)
         #expect(!StepKind.ui.isExecutable)
         #expect(StepKind(from: nil, to: .client, hasExchange: false) == .unknown)
+    }
+}
+
+/// `StateTable` holds what a `[Int: Value]` holds, whatever the states: numbers with and
+/// without gaps, negative ones, none; keys that are states and keys that are not (dangling
+/// targets), set, changed through `default:`, removed.
+@Suite struct StateTableTests {
+    @Test func aTableIsTheDictionary() {
+        var generator = SplitMix(seed: 7)
+        for round in 0..<400 {
+            let count = Int.random(in: 0...12, using: &generator)
+            let contiguous = round % 2 == 0
+            var numbers = Set<Int>()
+            let base = Int.random(in: -3...5, using: &generator)
+            while numbers.count < count {
+                numbers.insert(contiguous ? base + numbers.count : Int.random(in: -5...40, using: &generator))
+            }
+            let states = numbers.sorted()
+            var table = StateTable<[Int]>(states: states)
+            var dictionary: [Int: [Int]] = [:]
+            for _ in 0..<60 {
+                let key = Bool.random(using: &generator) && !states.isEmpty ? states.randomElement(using: &generator)! : Int.random(in: -8...45, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0:
+                    let value = [Int.random(in: 0...9, using: &generator)]
+                    table[key] = value
+                    dictionary[key] = value
+                case 1:
+                    table[key, default: []].append(key)
+                    dictionary[key, default: []].append(key)
+                case 2:
+                    table[key] = nil
+                    dictionary[key] = nil
+                default:
+                    #expect(table[key] == dictionary[key], "\(states) \(key)")
+                }
+                #expect(StateTable<Int>.position(of: key, in: states) == states.firstIndex(of: key), "\(states) \(key)")
+            }
+            for key in -8...45 { #expect(table[key] == dictionary[key], "\(states) \(key)") }
+            #expect(table.values.map { $0.map(String.init).joined(separator: ",") }.sorted() == dictionary.values.map { $0.map(String.init).joined(separator: ",") }.sorted())
+        }
     }
 }
