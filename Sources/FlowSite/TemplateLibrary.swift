@@ -50,6 +50,14 @@ struct TemplateLibrary: Sendable {
         var index = range.lowerBound
         while index < range.upperBound {
             let before = out.count
+            // Text is known to write something: its indentation goes first rather than being
+            // inserted before it afterwards (moving the text).
+            if view.ops[index].kind == .text, !state.indentation.isEmpty, view.ops[index].b > 0, before > start, out[before - 1] == 0x0A {
+                out.append(contentsOf: state.indentation)
+                out.append(contentsOf: view.bytes(view.ops[index].a, view.ops[index].b))
+                index += 1
+                continue
+            }
             index = perform(view, at: index, &state, into: &out)
             if !state.indentation.isEmpty, out.count > before, before > start, out[before - 1] == 0x0A {
                 out.insert(contentsOf: state.indentation, at: before)
