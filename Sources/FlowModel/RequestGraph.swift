@@ -33,9 +33,8 @@ public struct RequestGraph: Sendable, Hashable {
         // (t itself when it is one), one union per strongly connected component of the
         // non-request steps, in reverse topological order: linear in steps and transitions.
         let through = machine.states.filter { !requests.contains($0) }
-        let states = Set(machine.states)
-        let components = Self.components(of: through) { state in targets(machine.transitions(from: state)).filter { !requests.contains($0) && states.contains($0) } }
-        var component: [Int: Int] = [:]
+        let components = Self.components(of: through) { state in targets(machine.transitions(from: state)).filter { !requests.contains($0) && machine.isState($0) } }
+        var component = StateTable<Int>(states: machine.states)
         for (index, members) in components.enumerated() { for member in members { component[member] = index } }
         var reached: [Set<Int>] = Array(repeating: [], count: components.count)
         for (index, members) in components.enumerated() {
@@ -80,15 +79,15 @@ public struct RequestGraph: Sendable, Hashable {
     }
 
     /// Strongly connected components (Tarjan, iterative: no recursion depth on long chains),
-    /// each emitted after every component reachable from it.
+    /// each emitted after every component reachable from it. `nodes` ascend (states of a
+    /// machine), so their numbers and links are kept in `StateTable`s.
     static func components(of nodes: [Int], successors: (Int) -> [Int]) -> [[Int]] {
-        var index: [Int: Int] = [:]
-        var lowlink: [Int: Int] = [:]
-        var onStack = Set<Int>()
+        var index = StateTable<Int>(states: nodes)
+        var lowlink = StateTable<Int>(states: nodes)
+        var onStack = StateTable<Bool>(states: nodes)
         var stack: [Int] = []
         var result: [[Int]] = []
         var counter = 0
-        let members = Set(nodes)
         for root in nodes where index[root] == nil {
             var work: [(node: Int, successors: [Int], position: Int)] = []
             func push(_ node: Int) {
@@ -96,8 +95,8 @@ public struct RequestGraph: Sendable, Hashable {
                 lowlink[node] = counter
                 counter += 1
                 stack.append(node)
-                onStack.insert(node)
-                work.append((node, successors(node).filter(members.contains), 0))
+                onStack[node] = true
+                work.append((node, successors(node).filter { StateTable<Int>.position(of: $0, in: nodes) != nil }, 0))
             }
             push(root)
             while !work.isEmpty {
@@ -108,7 +107,7 @@ public struct RequestGraph: Sendable, Hashable {
                     work[top].position += 1
                     if index[next] == nil {
                         push(next)
-                    } else if onStack.contains(next) {
+                    } else if onStack[next] == true {
                         lowlink[node] = min(lowlink[node]!, index[next]!)
                     }
                     continue
@@ -118,7 +117,7 @@ public struct RequestGraph: Sendable, Hashable {
                 if lowlink[node] == index[node] {
                     var component: [Int] = []
                     while let member = stack.popLast() {
-                        onStack.remove(member)
+                        onStack[member] = nil
                         component.append(member)
                         if member == node { break }
                     }
