@@ -16,11 +16,11 @@ extension APIDescription {
     /// templates, after any of the servers' base paths. Templates without parameters win over
     /// templated ones (OpenAPI 3.1, "Paths Object"), then the one with more literal segments.
     public func match(method: String, target: String) -> APIMatch {
-        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+        let path = Self.pathPart(of: target)
         var candidates: [(path: APIPath, literals: Int)] = []
         for base in basePaths.isEmpty ? [""] : basePaths {
             guard let rest = Self.strip(base: base, from: path) else { continue }
-            let segments = rest.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            let segments = Self.segments(of: rest)
             for candidate in paths {
                 if let literals = Self.literalMatches(candidate.segments, segments) { candidates.append((candidate, literals)) }
             }
@@ -34,6 +34,26 @@ extension APIDescription {
             return .operation(best.path, operation)
         }
         return .methodNotDeclared(ranked[0].path)
+    }
+
+    /// The target before its `?`, split by Characters as a String does.
+    static func pathPart(of target: String) -> String {
+        if target.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII: every byte is a Character, so the byte split is the Character split.
+            guard let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
+            return String(target[..<question])
+        }
+        return target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+    }
+
+    /// The segments after the first `/` (`/a//b` → `a`, ``, `b`), split by Characters as a String
+    /// does; an ASCII path (nearly all) by its bytes.
+    static func segments(of path: String) -> [String] {
+        if path.utf8.allSatisfy({ $0 < 0x80 }) {
+            return path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+                .map { String(Substring($0)) }
+        }
+        return path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
     }
 
     /// `target` without `base` (`/api/v1` off `/api/v1/login`), nil when it does not start there.

@@ -158,3 +158,21 @@ import Testing
         }
     }
 }
+
+/// The request line's path and segments, split on bytes for ASCII targets, are what splitting
+/// the String by Characters gives, for targets with and without marks, queries and empty
+/// segments.
+@Suite struct RequestSegmentTests {
+    @Test func byteSplitsAreCharacterSplits() {
+        var generator = SplitMix(seed: 5)
+        let alphabet = ["a", "v1", "/", "/", "?", "{{id}}", "{id}", "%20", "-", ".", "\r\n", "\r", "é", "\u{301}", "/\u{301}", "?\u{301}", "ş"]
+        for _ in 0..<5000 {
+            let target = (0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined()
+            let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? target
+            #expect(APIDescription.pathPart(of: target) == path, "\(target.debugDescription)")
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            #expect(APIDescription.segments(of: path) == segments, "\(path.debugDescription)")
+        }
+    }
+}
+
