@@ -207,7 +207,7 @@ enum PlainYAML {
         /// An item such as `- key: value` is a mapping in YAML: left to Yams.
         private func isMappingEntry(_ item: Node, _ line: Line) -> Bool {
             guard case .scalar(let scalar) = item, scalar.style == .plain else { return false }
-            return scalar.string.utf8.contains(0x3A)
+            return scalar.string.utf8Contains(byte: 0x3A)
         }
 
         /// A one-line value from `start` to `end` (trailing spaces allowed): a flow sequence, a

@@ -20,7 +20,7 @@ extension PageRenderer {
     /// One pass over the text: `{{name}}` or `{{ name }}` whose name the flow declares (its first
     /// declaration) becomes the value; a value is not read for placeholders again.
     func exampleValues(_ text: String, flow: Flow) -> String {
-        guard !flow.variables.isEmpty, text.utf8.contains(UInt8(ascii: "{")) else { return text }
+        guard !flow.variables.isEmpty, text.utf8Contains(byte: UInt8(ascii: "{")) else { return text }
         var values: [String: String] = [:]
         for variable in flow.variables where values[variable.name] == nil { values[variable.name] = variable.value }
         let bytes = Array(text.utf8)
@@ -46,7 +46,7 @@ extension PageRenderer {
 
     /// POSIX shell single quotes: nothing inside is interpreted; a quote is closed, escaped, reopened.
     static func shellQuoted(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+        guard text.utf8Contains(byte: UInt8(ascii: "'")) else { return "'" + text + "'" }
         return "'" + text.replacingAll("'", with: "'\\''") + "'"
     }
 }

@@ -33,6 +33,6 @@ enum PlainText {
     }
 
     static func literalAngles(_ text: String) -> String {
-        text.utf8.contains(UInt8(ascii: "<")) ? text.replacingAll("<", with: "\\<") : text
+        text.utf8Contains(byte: UInt8(ascii: "<")) ? text.replacingAll("<", with: "\\<") : text
     }
 }

@@ -60,7 +60,7 @@ extension PageRenderer {
                 "targetEnd": false,
             ]
         case .end(let outcome):
-            let kind = ["success", "failure", "cancelled"].contains(outcome.rawValue) ? outcome.rawValue : "other"
+            let kind = outcome == .success || outcome == .failure || outcome == .cancelled ? outcome.rawValue : "other"
             let label = labels.table["outcome_" + outcome.rawValue] ?? outcome.rawValue
             return ["targetStep": false, "targetEnd": ["outcome": .string(outcome.rawValue), "outcomeLabel": .string(label), "kind": .string(kind)]]
         }

@@ -79,6 +79,17 @@ import TestSupport
         }
     }
 
+    /// `utf8Contains(byte:)` is the byte search over `utf8`, for small and large strings,
+    /// bridged-looking substrings made into Strings, and every byte value.
+    @Test func utf8ContainsByteIsTheByteSearch() {
+        let alphabet = ["a", "<", "{", "'", ":", "→", "é", "\u{301}", " ", "\n", String(repeating: "x", count: 20)]
+        for text in Self.texts(from: alphabet, count: 3000, seed: 9) + [String(decoding: Array(0...127), as: UTF8.self)] {
+            for byte: UInt8 in [0x3C, 0x7B, 0x27, 0x3A, 0x0A, 0x00, 0x80, 0xCC, 0xE2, 0x78] {
+                #expect(text.utf8Contains(byte: byte) == text.utf8.contains(byte), "\(text.debugDescription) \(byte)")
+            }
+        }
+    }
+
     /// The render memo keys prose by its bytes: a canonically equivalent spelling is rendered,
     /// not answered with the other spelling's HTML (String keys compared them equal).
     @Test func theRenderMemoKeepsEachSpellingsBytes() {
