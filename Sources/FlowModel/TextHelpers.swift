@@ -154,6 +154,10 @@ extension String {
         return utf8.count - other.utf8.count
     }
 
+    /// Whether every byte is ASCII: then each byte is a scalar and a Character (CR LF aside), so
+    /// a byte split or test on an ASCII separator is the Character one.
+    public var isASCII: Bool { utf8.allSatisfy { $0 < 0x80 } }
+
     /// Whether the text's UTF-8 holds `byte`: one `memchr` over the contiguous bytes (going
     /// through `utf8` as a Sequence costs a dozen instructions a byte).
     public func utf8Contains(byte: UInt8) -> Bool {

@@ -38,7 +38,7 @@ extension APIDescription {
 
     /// The target before its `?`, split by Characters as a String does.
     static func pathPart(of target: String) -> String {
-        if target.utf8.allSatisfy({ $0 < 0x80 }) {
+        if target.isASCII {
             // ASCII: every byte is a Character, so the byte split is the Character split.
             guard let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target }
             return String(target[..<question])
@@ -49,7 +49,7 @@ extension APIDescription {
     /// The segments after the first `/` (`/a//b` → `a`, ``, `b`), split by Characters as a String
     /// does; an ASCII path (nearly all) by its bytes.
     static func segments(of path: String) -> [String] {
-        if path.utf8.allSatisfy({ $0 < 0x80 }) {
+        if path.isASCII {
             return path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
                 .map { String(Substring($0)) }
         }

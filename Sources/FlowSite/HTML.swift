@@ -80,7 +80,7 @@ enum HTML {
     /// A fragment identifier made of `[a-z0-9-]`, from any heading text (Vietnamese and Turkish
     /// letters are folded to ASCII where that is obvious, other letters are kept out).
     static func slug(_ text: String) -> String {
-        text.utf8.allSatisfy({ $0 < 0x80 }) ? asciiSlug(text) : unicodeSlug(text)
+        text.isASCII ? asciiSlug(text) : unicodeSlug(text)
     }
 
     /// `slug` for any text: lowercased, decomposed, folded scalar by scalar; from a table of the

@@ -142,15 +142,6 @@ public enum TemplateValue: Sendable {
         case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
         }
     }
-
-    /// The field `key` of an object or a table.
-    subscript(key: String) -> TemplateValue? {
-        switch self {
-        case .object(let fields): return fields[key]
-        case .table(let table): return table.strings[key].map(TemplateValue.string)
-        default: return nil
-        }
-    }
 }
 
 extension TemplateValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation, ExpressibleByBooleanLiteral,

@@ -21,11 +21,10 @@ public struct Theme: Sendable {
     public let hash: ContentHash
     let library: TemplateLibrary
     let labelTables: [String: [String: String]]
-    /// Per language, every label with English filling the gaps.
-    let mergedLabels: [String: [String: String]]
-    /// `mergedLabels` as template contexts.
-    let labelContexts: [String: TemplateTable]
-    let englishContext: TemplateTable
+    /// Per language, every label with English filling the gaps (a template context too).
+    let mergedLabels: [String: TemplateTable]
+    /// English alone, for a language without a table.
+    let englishLabels: TemplateTable
     let languageNames: [String: String]
 
     public struct Error: Swift.Error, CustomStringConvertible, Sendable {
@@ -123,9 +122,8 @@ public struct Theme: Sendable {
         self.labelTables = tables
         self.languageNames = read.languageNames
         let english = tables["en"] ?? [:]
-        self.mergedLabels = tables.mapValues { english.merging($0) { _, local in local } }
-        self.labelContexts = mergedLabels.mapValues(TemplateTable.init)
-        self.englishContext = TemplateTable(english)
+        self.mergedLabels = tables.mapValues { TemplateTable(english.merging($0) { _, local in local }) }
+        self.englishLabels = TemplateTable(english)
     }
 
     /// labels.yml: a table of labels per language, and `language-names`. (EmbedThemePlugin
@@ -155,12 +153,7 @@ public struct Theme: Sendable {
     /// UI labels for a language, falling back to English per key.
     func labels(for language: String) -> Labels {
         let primary = language.split(separator: "-").first.map(String.init) ?? language
-        for code in [language, primary] {
-            if let merged = mergedLabels[code], let context = labelContexts[code] {
-                return Labels(language: language, table: merged, context: context)
-            }
-        }
-        return Labels(language: language, table: labelTables["en"] ?? [:], context: englishContext)
+        return Labels(language: language, context: mergedLabels[language] ?? mergedLabels[primary] ?? englishLabels)
     }
 
     /// The language's own name (`Tiếng Việt`), or its code.
@@ -184,9 +177,9 @@ public struct Theme: Sendable {
 struct Labels: Sendable {
     let language: String
     /// Every label, English filling the gaps; also the templates' `{{labels.…}}`.
-    let table: [String: String]
-    /// `table` as a template context, made once per language.
+    /// The labels as a template context, made once per language.
     let context: TemplateTable
+    var table: [String: String] { context.strings }
     var value: TemplateValue { .table(context) }
 
     subscript(key: String) -> String { table[key] ?? key }
