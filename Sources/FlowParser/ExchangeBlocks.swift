@@ -17,7 +17,9 @@ struct CodeBlockContent {
     var lines: [String] {
         var lines = Self.splitLines(literal)
         if lines.last == "" { lines.removeLast() }
-        return lines.map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
+        // A last Character "\r" is a last byte 0x0D: a control is a Character of its own (GB4,
+        // GB5), and "\r\n" cannot end a line split at "\n".
+        return lines.map { $0.utf8.last == 0x0D ? String($0.dropLast()) : $0 }
     }
 
     /// `text` split at `\n` Characters. Without a CR LF pair (one Character, never split), that
@@ -26,7 +28,17 @@ struct CodeBlockContent {
         guard !text.utf8Contains("\r\n") else {
             return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
-        return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(Substring($0)) }
+        var text = text
+        return text.withUTF8 { bytes in
+            var lines: [String] = []
+            var start = 0
+            for index in 0..<bytes.count where bytes[index] == 0x0A {
+                lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                start = index + 1
+            }
+            lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+            return lines
+        }
     }
 
     /// Location of code-point `column` (1-based) in content line `line` (1-based).
@@ -34,8 +46,6 @@ struct CodeBlockContent {
         source.location(line: fenceLine + line, column: fenceColumn + column - 1)
     }
 }
-
-private let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 
 /// Finds `{{name}}` placeholders; reports unterminated or empty ones.
 func scanPlaceholders(
@@ -74,6 +84,12 @@ struct HTTPBlockParser {
     let block: CodeBlockContent
 
     func parse(diagnostics: inout [Diagnostic]) -> RequestTemplate? {
+        if let template = parseASCII() { return template }
+        return parseCharacters(diagnostics: &diagnostics)
+    }
+
+    /// The block read by Characters, with every diagnostic: the reference for `parseASCII`.
+    func parseCharacters(diagnostics: inout [Diagnostic]) -> RequestTemplate? {
         let lines = block.lines
         var lineIndex = 0
         while lineIndex < lines.count, lines[lineIndex].trimmingCharacters().isEmpty { lineIndex += 1 }
@@ -93,10 +109,10 @@ struct HTTPBlockParser {
             return nil
         }
         var valid = true
-        if !methods.contains(parts[0]) {
+        if !Self.methods.contains(parts[0]) {
             diagnostics.append(Diagnostic(.malformedHTTP, severity: .error, location: block.location(line: requestLineNumber, column: 1),
                                           message: "unknown HTTP method '\(parts[0])'",
-                                          hint: "use one of \(methods.sorted().joined(separator: ", ")) in capitals"))
+                                          hint: "use one of \(Self.methods.sorted().joined(separator: ", ")) in capitals"))
             valid = false
         }
         let targetColumn = (Array(requestLine.unicodeScalars).firstIndex(of: " ").map { $0 + 1 } ?? 0) + 1

@@ -20,6 +20,11 @@ import TestSupport
         for text in Self.texts(from: alphabet, count: 5000, seed: 7) {
             let characters = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             #expect(CodeBlockContent.splitLines(text) == characters, "\(text.debugDescription)")
+            // A block's lines: the last empty one dropped, a last "\r" Character cut.
+            var kept = characters
+            if kept.last == "" { kept.removeLast() }
+            let block = CodeBlockContent(literal: text, fenceLine: 1, fenceColumn: 1, source: SourceText(file: "t.md", bytes: []))
+            #expect(block.lines == kept.map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }, "\(text.debugDescription)")
             if !text.utf8Contains("\r\n") { byteSplits += 1 }
         }
         #expect(byteSplits > 1000, "the byte path is exercised")
