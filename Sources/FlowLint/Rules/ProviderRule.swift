@@ -86,7 +86,7 @@ struct ProviderRule: FlowRule {
                 let word = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 // Only a word of a short claim's length is compared with them (most words are not).
                 guard word.contains(UInt8(ascii: "_"))
-                    || (word.count < 64 && (shortClaimLengths >> word.count) & 1 == 1 && shortClaims.contains(where: { $0.utf8.elementsEqual(word) }))
+                    || (word.count < 64 && (shortClaimLengths >> word.count) & 1 == 1 && shortClaimKeys.contains(key(word)))
                 else { return }
                 let name = String(decoding: word, as: UTF8.self)
                 if !names.contains(name) { names.append(name) }
@@ -106,4 +106,15 @@ struct ProviderRule: FlowRule {
     static let shortClaims = ["azp", "tid", "oid", "hd", "acr", "amr", "sid", "ver"]
     /// Their lengths, as bits of a word (a `Set` hashed every word of every requirement).
     static let shortClaimLengths: UInt64 = shortClaims.reduce(0) { $0 | 1 << UInt64($1.utf8.count) }
+    /// Their bytes as numbers (`key`): a word is compared in one instruction, not by a walk of
+    /// two UTF-8 views (a tenth of a million of those per 200 specs).
+    static let shortClaimKeys: [UInt64] = shortClaims.map { claim in Array(claim.utf8).withUnsafeBufferPointer(key) }
+
+    /// Up to 8 bytes of letters as one number, first byte lowest; equal numbers are equal words
+    /// (no byte is zero). Only words of a short claim's length (2 or 3) are keyed.
+    static func key(_ word: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var key: UInt64 = 0
+        for (index, byte) in word.prefix(8).enumerated() { key |= UInt64(byte) << (8 * UInt64(index)) }
+        return key
+    }
 }
