@@ -1,12 +1,17 @@
 import FlowModel
 
-/// `HTTPBlockParser.parse` on the block's bytes, for the blocks nearly every spec has: ASCII,
-/// without a carriage return, and without anything `parse` would report. In such a block every
+/// `HTTPBlockParser.parse` on the block's bytes, for the blocks nearly every spec has: an ASCII
+/// request line and headers, no carriage return, and nothing `parse` would report. There every
 /// Character is one byte and one scalar (CR LF, the one ASCII pair that is a single Character,
 /// cannot occur), so a byte offset is a code-point column, Character splits and trims are byte
 /// splits and trims, and `isLetter`/`isNumber`/`isAlphabetic` of an ASCII Character are the
-/// letters and digits. The Character code took 73 000 instructions a block (a String per line,
-/// an array of scalars per placeholder line); this takes a few thousand.
+/// letters and digits. The body may hold any text (names in Vietnamese or Turkish): it is kept
+/// as its bytes, placeholders are found by scalars (`{` and `}` are one byte each) and their
+/// columns counted in scalars, and its trailing whitespace is cut on bytes when an ASCII byte
+/// ends what is kept (no Prepend scalar can then join the cut whitespace to it; any other end
+/// is left to the Character reading). The Character code took 73 000 instructions a block (a
+/// String per line, an array of scalars per placeholder line), 93 000 with a non-ASCII body;
+/// this takes a few thousand.
 ///
 /// Nil means "read it by Characters": any other block, and any block with a problem, goes
 /// through `parse`'s own checks, which write the diagnostics. `HTTPBlockBytesTests` holds the two
@@ -15,7 +20,7 @@ extension HTTPBlockParser {
     func parseASCII() -> RequestTemplate? {
         var literal = block.literal
         return literal.withUTF8 { bytes -> RequestTemplate? in
-            for byte in bytes where byte >= 0x80 || byte == 0x0D { return nil }
+            for byte in bytes where byte == 0x0D { return nil }
             var lines: [Range<Int>] = []
             var start = 0
             for index in 0..<bytes.count where bytes[index] == 0x0A {
@@ -30,6 +35,7 @@ extension HTTPBlockParser {
     private func parse(_ bytes: UnsafeBufferPointer<UInt8>, _ lines: [Range<Int>]) -> RequestTemplate? {
         func string(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
         func isBlank(_ range: Range<Int>) -> Bool { range.allSatisfy { Self.isSpace(bytes[$0]) } }
+        func isASCII(_ range: Range<Int>) -> Bool { range.allSatisfy { bytes[$0] < 0x80 } }
         func trimmed(_ range: Range<Int>) -> Range<Int> {
             var lower = range.lowerBound, upper = range.upperBound
             while lower < upper, Self.isSpace(bytes[lower]) { lower += 1 }
@@ -38,7 +44,7 @@ extension HTTPBlockParser {
         }
         var lineIndex = 0
         while lineIndex < lines.count, isBlank(lines[lineIndex]) { lineIndex += 1 }
-        guard lineIndex < lines.count else { return nil }
+        guard lineIndex < lines.count, isASCII(lines[lineIndex]) else { return nil }
         // The request line: `METHOD /target` or `METHOD /target HTTP/x`, split at spaces.
         var parts: [Range<Int>] = []
         var partStart = -1
@@ -58,7 +64,7 @@ extension HTTPBlockParser {
         lineIndex += 1
         while lineIndex < lines.count, !isBlank(lines[lineIndex]) {
             let line = lines[lineIndex]
-            guard let colon = line.first(where: { bytes[$0] == UInt8(ascii: ":") }), colon != line.lowerBound,
+            guard isASCII(line), let colon = line.first(where: { bytes[$0] == UInt8(ascii: ":") }), colon != line.lowerBound,
                   (line.lowerBound..<colon).allSatisfy({ Self.isNameByte(bytes[$0]) })
             else { return nil }
             headers.append(HeaderField(name: string(line.lowerBound..<colon), value: string(trimmed((colon + 1)..<line.upperBound))))
@@ -68,7 +74,10 @@ extension HTTPBlockParser {
         if lineIndex + 1 < lines.count {
             var end = bytes.count
             while end > lines[lineIndex + 1].lowerBound, Self.isWhitespace(bytes[end - 1]) { end -= 1 }
-            if end > lines[lineIndex + 1].lowerBound { body = string(lines[lineIndex + 1].lowerBound..<end) }
+            if end > lines[lineIndex + 1].lowerBound {
+                guard bytes[end - 1] < 0x80 else { return nil }
+                body = string(lines[lineIndex + 1].lowerBound..<end)
+            }
         }
         var references: [VariableReference] = []
         for (offset, line) in lines.enumerated() {
@@ -92,7 +101,8 @@ extension HTTPBlockParser {
             while upper > lower, Self.isWhitespace(bytes[upper - 1]) { upper -= 1 }
             guard lower < upper, (lower..<upper).allSatisfy({ Self.isPlaceholderByte(bytes[$0]) }) else { return false }
             let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
-            references.append(VariableReference(name: name, location: block.location(line: number, column: index - line.lowerBound + 1)))
+            let column = (line.lowerBound..<index).reduce(1) { count, at in bytes[at] & 0xC0 == 0x80 ? count : count + 1 }
+            references.append(VariableReference(name: name, location: block.location(line: number, column: column)))
             index = end + 2
         }
         return true

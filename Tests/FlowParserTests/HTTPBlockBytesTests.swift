@@ -18,7 +18,9 @@ import FlowModel
                             "POST", "POST /a /b /c", "PATCH a/b", "OPTIONS /x HTTX", "HEAD\t/tab", " GET /lead", "GET /{{ spaced }}"]
         let headerLines = ["Content-Type: application/json", "X_Trace-1:  v ", "Authorization: Bearer {{token}}", "Bad Header: x",
                            ": empty", "NoColon", "A:\tb\u{0C}", "Accept:", "X-{{n}}: v", "X: {{unterminated", "X: {{}}", "X: {{a b}}"]
-        let bodyLines = ["{\"a\": \"{{code}}\"}", "  indented", "", " \t ", "{{provider.id_token}} {{x-y.z_1}}", "tail  \u{0B}", "}}{{"]
+        let bodyLines = ["{\"a\": \"{{code}}\"}", "  indented", "", " \t ", "{{provider.id_token}} {{x-y.z_1}}", "tail  \u{0B}", "}}{{",
+                         "{\"name\": \"Nguyễn Văn An\", \"e\": \"{{provider.email}}\"}", "Iğdır {{şehir}} {{city}}", "không-phải-số",
+                         "end\u{A0}", "x\u{0600} ", "ş \u{301}", "{{ \u{A0}name}}", "👍{{a}}👍"]
         let odd = ["é", "\r", "\r\n", "\u{301}", "👍", "\u{85}"]
         // Half the picks from the first, valid, pieces of each list.
         func pick(_ pieces: [String], valid: Int) -> String { pieces[next(2) == 0 ? next(valid) : next(pieces.count)] }
@@ -29,7 +31,7 @@ import FlowModel
             for _ in 0..<next(4) { lines.append(pick(headerLines, valid: 3)) }
             if next(3) > 0 {
                 lines.append(["", " ", "\t\u{0C}"][next(3)])
-                for _ in 0..<next(4) { lines.append(pick(bodyLines, valid: 5)) }
+                for _ in 0..<next(4) { lines.append(pick(bodyLines, valid: 10)) }
             }
             var text = lines.joined(separator: "\n") + ["", "\n", "\n\n", " \n"][next(4)]
             if next(5) == 0 {
@@ -42,19 +44,21 @@ import FlowModel
 
     @Test func bytesReadWhatCharactersRead() {
         let source = SourceText(file: "t.md", bytes: Array(String(repeating: "x\n", count: 40).utf8))
-        var byBytes = 0, left = 0
-        for text in Self.blocks(count: 6000, seed: 21) {
+        var byBytes = 0, left = 0, nonASCIIBodies = 0
+        for text in Self.blocks(count: 12000, seed: 21) {
             let parser = HTTPBlockParser(block: CodeBlockContent(literal: text, fenceLine: 3, fenceColumn: 2, source: source))
             var diagnostics: [Diagnostic] = []
             let reference = parser.parseCharacters(diagnostics: &diagnostics)
             guard let fast = parser.parseASCII() else { left += 1; continue }
             byBytes += 1
+            if let body = fast.body, !body.utf8.allSatisfy({ $0 < 0x80 }) { nonASCIIBodies += 1 }
             #expect(fast == reference, "\(text.debugDescription)")
             #expect(diagnostics.isEmpty, "\(text.debugDescription): read by bytes despite \(diagnostics.map(\.message))")
         }
         // Both ways are exercised: most valid blocks by bytes, every broken one by Characters.
         #expect(byBytes > 1000, "\(byBytes) blocks read by bytes")
         #expect(left > 1000, "\(left) blocks left to the Character reading")
+        #expect(nonASCIIBodies > 300, "\(nonASCIIBodies) bodies with other scripts read by bytes")
     }
 
     /// A spec's blocks read through `parse` (bytes where they can be) give the same requests and
