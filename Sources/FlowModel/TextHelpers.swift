@@ -71,19 +71,40 @@ extension String {
     /// (U+1E00–U+1EFF, Vietnamese): no Extend, ZWJ or SpacingMark is there, and anything else
     /// that could come before it in one Character (a Prepend) is not whitespace.
     private static func byteTrim(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>?? {
-        var start = 0, end = bytes.count
-        while start < end, isASCIIWhitespace(bytes[start]) { start += 1 }
-        while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+        var start = 0
+        while start < bytes.count, isASCIIWhitespace(bytes[start]) { start += 1 }
+        guard let end = byteTrimEnd(bytes, from: start) else { return nil }
         if start == end { return .some(start..<end) }
         // What the trim stops at must be what the Character trim stops at.
         if start > 0 ? bytes[start] >= 0x80 : isWhiteSpaceScalar(UTF8Scalar.value(startingAt: 0, in: bytes)) { return nil }
+        return start == 0 && end == bytes.count ? .some(nil) : .some(start..<end)
+    }
+
+    /// Where the Character trim of trailing whitespace ends, on bytes, not before `start`; nil
+    /// when the bytes cannot tell (see `byteTrim`).
+    private static func byteTrimEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var end = bytes.count
+        while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+        if start == end { return end }
         if end < bytes.count {
             if bytes[end - 1] >= 0x80 { return nil }
         } else if bytes[end - 1] >= 0x80 {
             let last = UTF8Scalar.value(endingAt: bytes.count, in: bytes)
             if isWhiteSpaceScalar(last) || !(last < 0x300 || (0x1E00...0x1EFF).contains(last)) { return nil }
         }
-        return start == 0 && end == bytes.count ? .some(nil) : .some(start..<end)
+        return end
+    }
+
+    /// Without trailing whitespace (whole Characters whose first scalar is White_Space).
+    public func trimmingTrailingWhitespace() -> String {
+        var text = self
+        if let end = text.withUTF8({ Self.byteTrimEnd($0, from: 0) }) {
+            if end == utf8.count { return self }
+            return text.withUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[..<end]), as: UTF8.self) }
+        }
+        var slice = Substring(self)
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return String(slice)
     }
 
     @inline(__always)

@@ -363,12 +363,3 @@ package struct FrontMatterParser {
 extension Unicode.Scalar {
     var isASCIILowercaseOrDigit: Bool { ("a"..."z").contains(self) || ("0"..."9").contains(self) }
 }
-
-extension String {
-
-    package func trimmingTrailingWhitespace() -> String {
-        var slice = Substring(self)
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
-        return String(slice)
-    }
-}

@@ -129,8 +129,9 @@ import TestSupport
                         "\t", "\r", "\u{B}", "ạ", "ố", "\u{1EFF}", "\u{2FF}", "\u{300}", "\u{200D}", "\u{2028}", "\u{3000}", "©", "👍", "\u{1F1FB}", "ş", "\u{E33}"]
         for text in Self.texts(from: alphabet, count: 20000, seed: 10) {
             var slice = Substring(text)
-            while let first = slice.first, first.isWhitespace { slice.removeFirst() }
             while let last = slice.last, last.isWhitespace { slice.removeLast() }
+            #expect(Array(text.trimmingTrailingWhitespace().unicodeScalars) == Array(String(slice).unicodeScalars), "\(text.debugDescription)")
+            while let first = slice.first, first.isWhitespace { slice.removeFirst() }
             #expect(Array(text.trimmingCharacters().unicodeScalars) == Array(String(slice).unicodeScalars), "\(text.debugDescription)")
             #expect(Markdown(source: text, location: SourceLocation(file: "t", line: 1, column: 1)).isEmpty == text.allSatisfy(\.isWhitespace),
                     "\(text.debugDescription)")
