@@ -175,47 +175,6 @@ extension FlowBuilder {
         return alternates
     }
 
-    struct ArrowItem {
-        var label: String
-        var targetText: String
-        var target: Target?
-        var targetLocation: SourceLocation
-    }
-
-    func arrowItem(_ item: CmarkNode, offset: Int) -> ArrowItem? {
-        guard let paragraph = item.firstChild, paragraph.type == "paragraph" else { return nil }
-        let firstLine = paragraph.startLine + offset
-        let lastLine = max(paragraph.startLine, paragraph.endLine) + offset
-        let lastText = source.lineText(lastLine)
-        // The arrow is the last `→` or `->` on the paragraph's last line.
-        let scalars = Array(lastText.unicodeScalars)
-        var arrowIndex: Int?
-        var arrowLength = 1
-        var index = scalars.count - 1
-        while index >= 0 {
-            if scalars[index] == "→" { arrowIndex = index; arrowLength = 1; break }
-            if scalars[index] == ">", index > 0, scalars[index - 1] == "-" { arrowIndex = index - 1; arrowLength = 2; break }
-            index -= 1
-        }
-        guard let arrowIndex else { return nil }
-        let afterArrow = String(scalars: scalars[(arrowIndex + arrowLength)...])
-        let targetText = afterArrow.trimmingCharacters()
-        guard !targetText.isEmpty else { return nil }
-        let leading = afterArrow.unicodeScalars.prefix { $0 == " " || $0 == "\t" }.count
-        let targetLocation = source.location(line: lastLine, column: arrowIndex + arrowLength + leading + 1)
-        // Label: paragraph text before the arrow, across lines.
-        let startColumn = source.scalarColumn(line: firstLine, byteColumn: paragraph.startColumn)
-        var labelLines: [String] = []
-        for line in firstLine...lastLine {
-            var text = Array(source.lineText(line).unicodeScalars)
-            if line == lastLine { text = Array(text[..<arrowIndex]) }
-            if line == firstLine { text = Array(text.dropFirst(startColumn - 1)) }
-            labelLines.append(String(scalars: text).trimmingCharacters())
-        }
-        let label = labelLines.joined(separator: " ").trimmingCharacters().trimmingTrailingColon()
-        return ArrowItem(label: label, targetText: targetText, target: Self.target(targetText), targetLocation: targetLocation)
-    }
-
     static func target(_ text: String) -> Target? {
         let cleaned = text.trimmingBackticks().trimmingCharacters()
         if let number = Int(cleaned), number > 0, cleaned.count <= 6 { return .step(number) }
