@@ -220,43 +220,27 @@ struct FlowBuilder {
 
     /// `### 6. Title` (also `6)`); nil when the heading is not a step heading.
     mutating func parseStepHeading(_ node: CmarkNode, line: Int) -> Step? {
-        let raw = source.lineText(line)
-        let scalars = Array(raw.unicodeScalars)
-        var index = 0
-        while index < scalars.count, scalars[index] == " " { index += 1 }
-        while index < scalars.count, scalars[index] == "#" { index += 1 }
-        while index < scalars.count, scalars[index] == " " || scalars[index] == "\t" { index += 1 }
-        let numberStart = index
-        // `### -1. Title`, `### +2. Title`: a step heading with a sign is a wrong number, not prose.
-        if index < scalars.count, scalars[index] == "-" || scalars[index] == "+" || scalars[index] == "−" {
-            var end = index + 1
-            while end < scalars.count, ("0"..."9").contains(scalars[end]) { end += 1 }
-            if end > index + 1, end < scalars.count, scalars[end] == "." || scalars[end] == ")" {
-                let written = String(scalars: scalars[index..<end])
-                report(.malformedStepHeading, at: source.location(line: line, column: numberStart + 1), "step number \(written) is out of range",
-                       hint: "steps are numbered from 1: `### 1. What happens`")
-                return nil
-            }
-        }
-        while index < scalars.count, ("0"..."9").contains(scalars[index]) { index += 1 }
-        guard index > numberStart, index < scalars.count, scalars[index] == "." || scalars[index] == ")" else { return nil }
-        let digits = String(scalars: scalars[numberStart..<index])
-        let numberLocation = source.location(line: line, column: numberStart + 1)
-        guard digits.count <= 6, let number = Int(digits), number > 0 else {
-            report(.malformedStepHeading, at: numberLocation, "step number \(digits) is out of range",
+        switch Self.stepHeading(source.lineBytes(line)) {
+        case .notAStep:
+            return nil
+        case .signed(let written, let column):
+            report(.malformedStepHeading, at: source.location(line: line, column: column), "step number \(written) is out of range",
+                   hint: "steps are numbered from 1: `### 1. What happens`")
+            return nil
+        case .outOfRange(let digits, let column):
+            report(.malformedStepHeading, at: source.location(line: line, column: column), "step number \(digits) is out of range",
                    hint: "steps are numbered from 1")
             return nil
+        case .step(let number, let title, let column):
+            let numberLocation = source.location(line: line, column: column)
+            if title.isEmpty {
+                report(.malformedStepHeading, .warning, at: numberLocation, "step \(number) has no title",
+                       hint: "write `### \(number). What happens`")
+            }
+            return Step(number: number, title: title, from: "", to: "",
+                        prose: Markdown(source: "", location: numberLocation),
+                        location: source.location(line: line, column: 1), numberLocation: numberLocation)
         }
-        index += 1
-        let title = String(scalars: scalars[index...]).trimmingCharacters()
-            .trimmingClosingHashes()
-        if title.isEmpty {
-            report(.malformedStepHeading, .warning, at: numberLocation, "step \(number) has no title",
-                   hint: "write `### \(number). What happens`")
-        }
-        return Step(number: number, title: title, from: "", to: "",
-                    prose: Markdown(source: "", location: numberLocation),
-                    location: source.location(line: line, column: 1), numberLocation: numberLocation)
     }
 
     mutating func flushProse(
