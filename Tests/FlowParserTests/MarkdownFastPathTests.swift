@@ -9,7 +9,12 @@ import Testing
 struct MarkdownFastPathTests {
     /// What cmark renders for one line, without the fast path.
     static func viaCmark(_ text: String) -> String {
-        var html = MarkdownRenderer.html(source: text.replacingNewlines())
+        unwrapped(MarkdownRenderer.html(source: text.replacingNewlines()))
+    }
+
+    /// A paragraph's markup unwrapped with Character operations.
+    static func unwrapped(_ html: String) -> String {
+        var html = html
         if html.hasPrefix("<p>") { html.removeFirst(3) }
         while html.hasSuffix("\n") { html.removeLast() }
         if html.hasSuffix("</p>") { html.removeLast(4) }
@@ -41,6 +46,26 @@ struct MarkdownFastPathTests {
             #expect(MarkdownRenderer.inlineHTML(title) == Self.viaCmark(title), "\(title.debugDescription)")
         }
         #expect(fast > 10, "the fast path should serve ordinary titles")
+    }
+
+    /// The byte cut of `<p>`, line feeds and `</p>` is the Character one, around combining
+    /// marks, CR LF and Prepend scalars too.
+    @Test func paragraphsUnwrapAsCharactersDo() {
+        let alphabet = ["<p>", "</p>", "\n", "\r", "\r\n", "\u{301}", "a", "\u{600}", "<", "p", ">", "/", "é", "👍", " "]
+        var state: UInt64 = 51
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33) % bound
+        }
+        var changed = 0
+        for _ in 0..<20000 {
+            let middle = (0..<next(5)).map { _ in alphabet[next(alphabet.count)] }.joined()
+            let text = (next(3) > 0 ? "<p>" : "") + middle + (next(3) > 0 ? "</p>" : "") + String(repeating: "\n", count: next(3))
+            let expected = Self.unwrapped(text)
+            #expect(Array(MarkdownRenderer.unwrappingParagraph(text).unicodeScalars) == Array(expected.unicodeScalars), "\(text.debugDescription)")
+            if expected != text { changed += 1 }
+        }
+        #expect(changed > 10000, "\(changed) texts cut")
     }
 
     @Test func memoizedRenderingGivesTheSameBytes() {
