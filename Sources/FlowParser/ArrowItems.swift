@@ -45,12 +45,12 @@ extension FlowBuilder {
         let arrowColumn = scalarCount(last[..<arrow.lowerBound]) + 1
         let targetLocation = source.location(line: lastLine, column: arrowColumn + (arrow.count == 3 ? 1 : 2) + leading)
         // Label: the paragraph's text before the arrow, its lines trimmed and joined by spaces.
-        let skipped = source.scalarColumn(line: firstLine, byteColumn: byteColumn) - 1
+        let startColumn = source.scalarColumn(line: firstLine, byteColumn: byteColumn)
         var labelLines: [String] = []
         for line in firstLine...lastLine {
-            let bytes = source.lineBytes(line)
+            let bytes = line == firstLine ? source.lineBytes(line, fromColumn: startColumn) : source.lineBytes(line)
             let upper = line == lastLine ? arrow.lowerBound : bytes.endIndex
-            let lower = line == firstLine ? Self.index(afterScalars: skipped, in: bytes) : bytes.startIndex
+            let lower = bytes.startIndex
             labelLines.append(lower < upper ? String(decoding: bytes[lower..<upper], as: UTF8.self).trimmingCharacters() : "")
         }
         let label = labelLines.joined(separator: " ").trimmingCharacters().trimmingTrailingColon()
@@ -60,15 +60,5 @@ extension FlowBuilder {
     /// The code points in `bytes` (valid UTF-8): the bytes that are not continuation bytes.
     private static func scalarCount(_ bytes: ArraySlice<UInt8>) -> Int {
         bytes.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
-    }
-
-    /// Where `bytes` continue after their first `count` code points (their end if they have fewer).
-    private static func index(afterScalars count: Int, in bytes: ArraySlice<UInt8>) -> Int {
-        var seen = 0
-        for index in bytes.indices where bytes[index] & 0xC0 != 0x80 {
-            if seen == count { return index }
-            seen += 1
-        }
-        return bytes.endIndex
     }
 }

@@ -38,6 +38,17 @@ package struct SourceText: Sendable {
         return bytes[start..<max(start, end)]
     }
 
+    /// The bytes of `line` from code-point column `column` on (empty past its end).
+    func lineBytes(_ line: Int, fromColumn column: Int) -> ArraySlice<UInt8> {
+        let bytes = lineBytes(line)
+        var seen = 1
+        for index in bytes.indices where bytes[index] & 0xC0 != 0x80 {
+            if seen >= column { return bytes[index...] }
+            seen += 1
+        }
+        return bytes[bytes.endIndex...]
+    }
+
     func lineText(_ line: Int) -> String {
         String(decoding: lineBytes(line), as: UTF8.self)
     }

@@ -111,11 +111,10 @@ extension FlowBuilder {
     func parseActorsLine(_ block: CmarkNode, offset: Int) -> ActorsLine? {
         guard block.startLine == block.endLine else { return nil }
         let line = block.startLine + offset
-        let raw = source.lineText(line)
-        let scalars = Array(raw.unicodeScalars)
         let start = source.scalarColumn(line: line, byteColumn: block.startColumn) - 1
-        guard start < scalars.count else { return nil }
-        let content = String(scalars: scalars[start...]).trimmingTrailingWhitespace()
+        let bytes = source.lineBytes(line, fromColumn: start + 1)
+        guard !bytes.isEmpty else { return nil }
+        let content = String(decoding: bytes, as: UTF8.self).trimmingTrailingWhitespace()
         let arrow: String
         if content.utf8Contains("→") { arrow = "→" } else if content.utf8Contains("->") { arrow = "->" } else { return nil }
         let parts = content.components(separatedByString: arrow)

@@ -60,6 +60,21 @@ import TestSupport
         }
     }
 
+    /// `SourceText.lineBytes(_:fromColumn:)` is the line's scalars from that column on.
+    @Test func lineBytesFromAColumnAreTheScalarsFromIt() {
+        let alphabet = ["a", "é", "e\u{301}", " ", "👍", "\r\n", "\n", "ş", "\t"]
+        for text in Self.texts(from: alphabet, count: 1500, seed: 12) {
+            let source = SourceText(file: "t.md", bytes: Array(text.utf8))
+            for line in 0...(source.lineCount + 1) {
+                let scalars = Array(source.lineText(line).unicodeScalars)
+                for column in -1...(scalars.count + 2) {
+                    let expected = String(String.UnicodeScalarView(scalars.dropFirst(max(column - 1, 0))))
+                    #expect(String(decoding: source.lineBytes(line, fromColumn: column), as: UTF8.self) == expected, "\(text.debugDescription) \(line) \(column)")
+                }
+            }
+        }
+    }
+
     static func scalarColumn(of needle: String, in line: String, from: Int) -> Int? {
         let scalars = Array(line.unicodeScalars)
         let target = Array(needle.unicodeScalars)
