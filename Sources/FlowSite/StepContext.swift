@@ -108,25 +108,38 @@ extension PageRenderer {
 
     /// The request as readable, highlighted HTTP. Every piece of spec text is escaped.
     func requestHTML(_ request: RequestTemplate, flow: Flow) -> String {
-        var out = "<span class=\"http-method\">" + HTML.escape(request.method) + "</span> <span class=\"http-target\">" + placeholders(request.target, flow: flow) + "</span>"
+        // One buffer for the whole request (String concatenations and a String per escaped
+        // piece cost 34 000 instructions a request).
+        var out: [UInt8] = []
+        out.reserveCapacity(160 + request.target.utf8.count + (request.body?.utf8.count ?? 0))
+        func markup(_ text: StaticString) { text.withUTF8Buffer { out.append(contentsOf: $0) } }
+        markup("<span class=\"http-method\">")
+        HTML.appendEscaped(request.method, to: &out)
+        markup("</span> <span class=\"http-target\">")
+        appendPlaceholders(request.target, flow: flow, to: &out)
+        markup("</span>")
         for header in request.headers {
-            out += "\n<span class=\"http-header\">" + HTML.escape(header.name) + "</span>: " + placeholders(header.value, flow: flow)
+            markup("\n<span class=\"http-header\">")
+            HTML.appendEscaped(header.name, to: &out)
+            markup("</span>: ")
+            appendPlaceholders(header.value, flow: flow, to: &out)
         }
         if let body = request.body, !body.isEmpty {
-            out += "\n\n" + placeholders(body, flow: flow)
+            markup("\n\n")
+            appendPlaceholders(body, flow: flow, to: &out)
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Escapes text and marks `{{name}}` placeholders, with what they stand for as a tooltip.
-    func placeholders(_ text: String, flow: Flow) -> String {
+    func appendPlaceholders(_ text: String, flow: Flow, to out: inout [UInt8]) {
         let bytes = Array(text.utf8)
         func find(_ a: UInt8, from start: Int) -> Int? { TemplateScan.pair(a, in: bytes, from: start) }
         func piece(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
-        var out = ""
+        func markup(_ text: StaticString) { text.withUTF8Buffer { out.append(contentsOf: $0) } }
         var position = 0
         while let open = find(0x7B, from: position) {
-            out += HTML.escape(piece(position..<open))
+            HTML.appendEscaped(piece(position..<open), to: &out)
             guard let close = find(0x7D, from: open + 2) else {
                 position = open
                 break
@@ -134,10 +147,17 @@ extension PageRenderer {
             let name = piece((open + 2)..<close).trimmingCharacters()
             let meaning = flow.variables.first { $0.name == name }.map { "= " + $0.value }
                 ?? VariableReference.providerValues[name]
-            out += "<span class=\"ph\"" + (meaning.map { " title=\"" + HTML.escape($0) + "\"" } ?? "") + ">" + HTML.escape("{{" + name + "}}") + "</span>"
+            markup("<span class=\"ph\"")
+            if let meaning {
+                markup(" title=\"")
+                HTML.appendEscaped(meaning, to: &out)
+                markup("\"")
+            }
+            markup(">")
+            HTML.appendEscaped("{{" + name + "}}", to: &out)
+            markup("</span>")
             position = close + 2
         }
-        out += HTML.escape(piece(position..<bytes.count))
-        return out
+        HTML.appendEscaped(piece(position..<bytes.count), to: &out)
     }
 }
