@@ -107,7 +107,9 @@ private struct SearchTextWriter {
         if strcmp(type, "strikethrough") == 0 {
             put("~")
         } else if strcmp(type, "table_cell") == 0 {
-            put(entering ? " " : " |")
+            // (Bytes, not `put`: a cell's marks are most of a table's appends.)
+            out.append(0x20)
+            if !entering { out.append(UInt8(ascii: "|")) }
             guard !entering, let row = cmark_node_parent(node), cmark_gfm_extensions_get_table_row_is_header(row) != 0,
                 cmark_node_next(node) == nil, let table = cmark_node_parent(row)
             else { return }
@@ -125,7 +127,7 @@ private struct SearchTextWriter {
             space()
         } else if strcmp(type, "table_header") == 0 || strcmp(type, "table_row") == 0 {
             space()
-            if entering { put("|") }
+            if entering { out.append(UInt8(ascii: "|")) }
         } else {
             space()  // a table, or a block of an extension this walk does not know
         }
