@@ -4,25 +4,27 @@ import FlowModel
 // values in place of its placeholders and the backend's address left to `$BACKEND`.
 extension PageRenderer {
     func curlCommand(_ request: RequestTemplate, flow: Flow) -> String {
-        let target = exampleValues(request.target, flow: flow)
+        // The flow's example values, looked up once per request (not once per text).
+        var values: [String: String] = [:]
+        for variable in flow.variables where values[variable.name] == nil { values[variable.name] = variable.value }
+        let target = Self.exampleValues(request.target, values: values)
         let url = target.hasPrefix("/") ? "\"$BACKEND\"" + Self.shellQuoted(target) : Self.shellQuoted(target)
         var parts = ["curl -X " + Self.shellQuoted(request.method) + " " + url]
         for header in request.headers {
-            parts.append("-H " + Self.shellQuoted(header.name + ": " + exampleValues(header.value, flow: flow)))
+            parts.append("-H " + Self.shellQuoted(header.name + ": " + Self.exampleValues(header.value, values: values)))
         }
         if let body = request.body, !body.isEmpty {
-            parts.append("--data-raw " + Self.shellQuoted(exampleValues(body, flow: flow)))
+            parts.append("--data-raw " + Self.shellQuoted(Self.exampleValues(body, values: values)))
         }
         return parts.joined(separator: " \\\n  ")
     }
 
-    /// `{{name}}` replaced by the flow's example value for `name`; unknown names stay as written.
-    /// One pass over the text: `{{name}}` or `{{ name }}` whose name the flow declares (its first
-    /// declaration) becomes the value; a value is not read for placeholders again.
-    func exampleValues(_ text: String, flow: Flow) -> String {
-        guard !flow.variables.isEmpty, text.utf8Contains(byte: UInt8(ascii: "{")) else { return text }
-        var values: [String: String] = [:]
-        for variable in flow.variables where values[variable.name] == nil { values[variable.name] = variable.value }
+    /// `{{name}}` replaced by its example value in `values` (a flow's variables, the first
+    /// declaration of each name); unknown names stay as written. One pass over the text:
+    /// `{{name}}` or `{{ name }}` whose name has a value becomes the value; a value is not read
+    /// for placeholders again.
+    static func exampleValues(_ text: String, values: [String: String]) -> String {
+        guard !values.isEmpty, text.utf8Contains(byte: UInt8(ascii: "{")) else { return text }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
