@@ -35,7 +35,7 @@ package enum InputBounds {
                     message: "block quotes nested \(quotes) deep; flowspec reads at most \(maximumQuoteDepth)",
                     hint: "no flow spec needs this; is the file generated?")
             }
-            if line < source.lineCount, bytes.contains(UInt8(ascii: "|")), let columns = delimiterColumns(containerStripped(source.lineBytes(line + 1))) {
+            if line < source.lineCount, bytes.containsByte(UInt8(ascii: "|")), let columns = delimiterColumns(containerStripped(source.lineBytes(line + 1))) {
                 if columns > maximumColumns {
                     return Diagnostic(.workBound, severity: .error, location: source.location(line: line, column: 1),
                         message: "table has \(columns) columns; flowspec reads at most \(maximumColumns)",

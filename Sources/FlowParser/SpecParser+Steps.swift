@@ -184,7 +184,7 @@ extension FlowBuilder {
         guard rest.first == ":" else { return nil }
         rest = rest.dropFirst().drop { $0 == " " }
         let outcome = String(rest).trimmingCharacters()
-        guard !outcome.isEmpty, !outcome.contains(" "),
+        guard !outcome.isEmpty, !outcome.utf8Contains(byte: 0x20),
               outcome.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
         else { return nil }
         return .end(Outcome(outcome.lowercased()))

@@ -106,7 +106,12 @@ import TestSupport
         for text in Self.texts(from: alphabet, count: 3000, seed: 9) + [String(decoding: Array(0...127), as: UTF8.self)] {
             for byte: UInt8 in [0x3C, 0x7B, 0x27, 0x3A, 0x0A, 0x00, 0x80, 0xCC, 0xE2, 0x78] {
                 #expect(text.utf8Contains(byte: byte) == text.utf8.contains(byte), "\(text.debugDescription) \(byte)")
+                // And on a slice of the bytes, not from its start: `ArraySlice.containsByte`.
+                let bytes = Array(text.utf8)
+                let slice = bytes[(bytes.count / 3)...]
+                #expect(slice.containsByte(byte) == slice.contains(byte), "\(text.debugDescription) \(byte)")
             }
+            #expect(text.isASCII == text.utf8.allSatisfy { $0 < 0x80 }, "\(text.debugDescription)")
         }
     }
 
