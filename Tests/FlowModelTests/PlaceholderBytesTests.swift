@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import FlowModel
 
 /// `Placeholders.names` and `fill` on ASCII bytes find and replace what the Character search
@@ -23,15 +24,11 @@ import Testing
 
     @Test func bytesFindWhatCharactersFound() {
         let alphabet = ["{{", "}}", "{", "}", " ", "a", "provider.url", "tenant_id", "x", "\r\n", "/", "{{ tenant_id }}", "é", "\u{301}", "{\u{301}"]
-        var state: UInt64 = 61
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(truncatingIfNeeded: state >> 33) % bound
-        }
+        var random = SplitMix(seed: 61)
         let values = ["tenant_id": "common", "a": "A{{x}}", "": "empty"]
         var ascii = 0
         for _ in 0..<20000 {
-            let text = (0..<next(12)).map { _ in alphabet[next(alphabet.count)] }.joined()
+            let text = (0..<random.next(12)).map { _ in alphabet[random.next(alphabet.count)] }.joined()
             let reference = Self.referenceFill(text) { values[$0] }
             #expect(Placeholders.names(in: text) == reference.names, "\(text.debugDescription)")
             #expect(Array(Placeholders.fill(text) { values[$0] }.unicodeScalars) == Array(reference.filled.unicodeScalars), "\(text.debugDescription)")

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import FlowModel
 @testable import FlowParser
 
@@ -36,18 +37,14 @@ import FlowModel
     @Test func bytesReadWhatScalarsRead() {
         let alphabet = ["- ", "→", "->", "-", ">", " ", "\t", "é", "e\u{301}", "\u{301}", "`3`", "4", "end", "end: denied", ": ", "ş",
                         "Người dùng", "👍", "\r", "\n", "\n", "—>", "=>", "\u{2192}\u{301}"]
-        var state: UInt64 = 31
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(truncatingIfNeeded: state >> 33) % bound
-        }
+        var random = SplitMix(seed: 31)
         var items = 0
         for _ in 0..<8000 {
-            let text = (0..<next(24)).map { _ in alphabet[next(alphabet.count)] }.joined()
+            let text = (0..<random.next(24)).map { _ in alphabet[random.next(alphabet.count)] }.joined()
             let source = SourceText(file: "t.md", bytes: Array(text.utf8))
-            let first = 1 + next(max(1, source.lineCount))
-            let last = first + next(3)
-            for byteColumn in [1, 2, 3, 1 + next(12), 40] {
+            let first = 1 + random.next(max(1, source.lineCount))
+            let last = first + random.next(3)
+            for byteColumn in [1, 2, 3, 1 + random.next(12), 40] {
                 let fast = FlowBuilder.arrowItem(in: source, firstLine: first, lastLine: last, byteColumn: byteColumn)
                 #expect(fast == Self.reference(source, firstLine: first, lastLine: last, byteColumn: byteColumn),
                         "\(text.debugDescription) lines \(first)–\(last) column \(byteColumn)")

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import FlowModel
 @testable import FlowParser
 
@@ -9,11 +10,7 @@ import FlowModel
     /// mostly, with spaces, tabs, form feeds, empty lines and broken pieces among them), and a
     /// share with non-ASCII text or carriage returns, which must go to the Character reading.
     static func blocks(count: Int, seed: UInt64) -> [String] {
-        var state = seed
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(truncatingIfNeeded: state >> 33) % bound
-        }
+        var random = SplitMix(seed: seed)
         let requestLines = ["POST /api/v1/login", "GET /users/{{user.id}}", "PUT  /a?b=c  HTTP/1.1", "DELETE /x HTTP/2", "get /lower",
                             "POST", "POST /a /b /c", "PATCH a/b", "OPTIONS /x HTTX", "HEAD\t/tab", " GET /lead", "GET /{{ spaced }}"]
         let headerLines = ["Content-Type: application/json", "X_Trace-1:  v ", "Authorization: Bearer {{token}}", "Bad Header: x",
@@ -23,20 +20,20 @@ import FlowModel
                          "end\u{A0}", "x\u{0600} ", "ş \u{301}", "{{ \u{A0}name}}", "👍{{a}}👍"]
         let odd = ["é", "\r", "\r\n", "\u{301}", "👍", "\u{85}"]
         // Half the picks from the first, valid, pieces of each list.
-        func pick(_ pieces: [String], valid: Int) -> String { pieces[next(2) == 0 ? next(valid) : next(pieces.count)] }
+        func pick(_ pieces: [String], valid: Int) -> String { pieces[random.next(2) == 0 ? random.next(valid) : random.next(pieces.count)] }
         return (0..<count).map { _ in
             var lines: [String] = []
-            for _ in 0..<next(2) { lines.append(["", "  ", "\t"][next(3)]) }
+            for _ in 0..<random.next(2) { lines.append(["", "  ", "\t"][random.next(3)]) }
             lines.append(pick(requestLines, valid: 4))
-            for _ in 0..<next(4) { lines.append(pick(headerLines, valid: 3)) }
-            if next(3) > 0 {
-                lines.append(["", " ", "\t\u{0C}"][next(3)])
-                for _ in 0..<next(4) { lines.append(pick(bodyLines, valid: 10)) }
+            for _ in 0..<random.next(4) { lines.append(pick(headerLines, valid: 3)) }
+            if random.next(3) > 0 {
+                lines.append(["", " ", "\t\u{0C}"][random.next(3)])
+                for _ in 0..<random.next(4) { lines.append(pick(bodyLines, valid: 10)) }
             }
-            var text = lines.joined(separator: "\n") + ["", "\n", "\n\n", " \n"][next(4)]
-            if next(5) == 0 {
-                let position = text.index(text.startIndex, offsetBy: next(text.count + 1))
-                text.insert(contentsOf: odd[next(odd.count)], at: position)
+            var text = lines.joined(separator: "\n") + ["", "\n", "\n\n", " \n"][random.next(4)]
+            if random.next(5) == 0 {
+                let position = text.index(text.startIndex, offsetBy: random.next(text.count + 1))
+                text.insert(contentsOf: odd[random.next(odd.count)], at: position)
             }
             return text
         }

@@ -2,6 +2,7 @@ import FlowModel
 import Yams
 import Foundation
 import Testing
+import TestSupport
 @testable import FlowParser
 
 /// `inlineHTML` skips cmark for text cmark would render as itself; this holds it to cmark.
@@ -52,15 +53,11 @@ struct MarkdownFastPathTests {
     /// marks, CR LF and Prepend scalars too.
     @Test func paragraphsUnwrapAsCharactersDo() {
         let alphabet = ["<p>", "</p>", "\n", "\r", "\r\n", "\u{301}", "a", "\u{600}", "<", "p", ">", "/", "é", "👍", " "]
-        var state: UInt64 = 51
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(truncatingIfNeeded: state >> 33) % bound
-        }
+        var random = SplitMix(seed: 51)
         var changed = 0
         for _ in 0..<20000 {
-            let middle = (0..<next(5)).map { _ in alphabet[next(alphabet.count)] }.joined()
-            let text = (next(3) > 0 ? "<p>" : "") + middle + (next(3) > 0 ? "</p>" : "") + String(repeating: "\n", count: next(3))
+            let middle = (0..<random.next(5)).map { _ in alphabet[random.next(alphabet.count)] }.joined()
+            let text = (random.next(3) > 0 ? "<p>" : "") + middle + (random.next(3) > 0 ? "</p>" : "") + String(repeating: "\n", count: random.next(3))
             let expected = Self.unwrapped(text)
             #expect(Array(MarkdownRenderer.unwrappingParagraph(text).unicodeScalars) == Array(expected.unicodeScalars), "\(text.debugDescription)")
             if expected != text { changed += 1 }

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import FlowModel
 @testable import FlowParser
 
@@ -31,17 +32,13 @@ import FlowModel
     @Test func bytesReadWhatScalarsRead() {
         let alphabet = ["#", "### ", " ", "\t", "1", "0", "9", "12", ".", ")", "-", "+", "−", "—", "é", "\u{301}", "Bước", "ş",
                         " #", "##", "1234567", "👍", "x", "\u{A0}", "\u{2212}\u{301}"]
-        var state: UInt64 = 41
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(truncatingIfNeeded: state >> 33) % bound
-        }
+        var random = SplitMix(seed: 41)
         var kinds: [String: Int] = [:]
         for _ in 0..<30000 {
             // Half the lines start as a heading's number might: a sign, digits, a closing mark.
-            let number = next(2) == 0 ? "" : ["", "", "-", "+", "−", "−\u{301}"][next(6)] + ["", "1", "42", "0", "1234567", "00"][next(6)]
-                + ["", ".", ")", " ."][next(4)]
-            let line = (next(2) == 0 ? "### " : "") + number + (0..<next(10)).map { _ in alphabet[next(alphabet.count)] }.joined()
+            let number = random.next(2) == 0 ? "" : ["", "", "-", "+", "−", "−\u{301}"][random.next(6)] + ["", "1", "42", "0", "1234567", "00"][random.next(6)]
+                + ["", ".", ")", " ."][random.next(4)]
+            let line = (random.next(2) == 0 ? "### " : "") + number + (0..<random.next(10)).map { _ in alphabet[random.next(alphabet.count)] }.joined()
             let fast = FlowBuilder.stepHeading(Array(line.utf8)[...])
             #expect(fast == Self.reference(line), "\(line.debugDescription)")
             kinds["\(fast)".prefix { $0 != "(" }.description, default: 0] += 1

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import FlowSite
 
 /// Text widths read from the ASCII table are the advance rule's (written out below, as the
@@ -21,13 +22,9 @@ import Testing
             #expect(TextMetrics.units(text) == Self.advance(value), "U+\(String(value, radix: 16))")
         }
         let alphabet = ["a", "m", "W", "@", "%", "Z", " ", "é", "\u{301}", "漢", "👍", "Đăng", "ş", "\u{1100}", "~", "\t"]
-        var state: UInt64 = 71
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int(truncatingIfNeeded: state >> 33) % bound
-        }
+        var random = SplitMix(seed: 71)
         for _ in 0..<5000 {
-            let text = (0..<next(12)).map { _ in alphabet[next(alphabet.count)] }.joined()
+            let text = (0..<random.next(12)).map { _ in alphabet[random.next(alphabet.count)] }.joined()
             #expect(TextMetrics.units(text) == text.unicodeScalars.reduce(0) { $0 + Self.advance($1.value) }, "\(text.debugDescription)")
         }
     }

@@ -12,4 +12,7 @@ public struct SplitMix: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A number in `0..<bound` (a little biased for huge bounds; tests draw small ones).
+    public mutating func next(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
