@@ -42,7 +42,7 @@ extension FlowBuilder {
         let targetText = String(decoding: after, as: UTF8.self).trimmingCharacters()
         guard !targetText.isEmpty else { return nil }
         let leading = after.prefix { $0 == 0x20 || $0 == 0x09 }.count
-        let arrowColumn = scalarCount(last[..<arrow.lowerBound]) + 1
+        let arrowColumn = source.scalarColumn(line: lastLine, byteColumn: arrow.lowerBound - last.startIndex + 1)
         let targetLocation = source.location(line: lastLine, column: arrowColumn + (arrow.count == 3 ? 1 : 2) + leading)
         // Label: the paragraph's text before the arrow, its lines trimmed and joined by spaces.
         let startColumn = source.scalarColumn(line: firstLine, byteColumn: byteColumn)
@@ -55,10 +55,5 @@ extension FlowBuilder {
         }
         let label = labelLines.joined(separator: " ").trimmingCharacters().trimmingTrailingColon()
         return ArrowItem(label: label, targetText: targetText, target: target(targetText), targetLocation: targetLocation)
-    }
-
-    /// The code points in `bytes` (valid UTF-8): the bytes that are not continuation bytes.
-    private static func scalarCount(_ bytes: ArraySlice<UInt8>) -> Int {
-        bytes.reduce(0) { $1 & 0xC0 == 0x80 ? $0 : $0 + 1 }
     }
 }
