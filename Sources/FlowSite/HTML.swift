@@ -2,6 +2,18 @@ import FlowModel
 import Synchronization
 /// HTML escaping for text and attribute values. Everything that comes from a spec goes through
 /// here (or through a Mustache `{{…}}`), never straight into markup.
+/// Where escaped markup is written: a page's bytes, or a diagram's writer (`SVGWriter`).
+protocol EscapedOutput: ~Copyable {
+    var count: Int { get }
+    mutating func append(contentsOf buffer: UnsafeBufferPointer<UInt8>)
+    /// Drops what was written after the first `length` bytes.
+    mutating func truncate(to length: Int)
+}
+
+extension Array: EscapedOutput where Element == UInt8 {
+    mutating func truncate(to length: Int) { removeSubrange(length...) }
+}
+
 enum HTML {
     /// Escapes `& < > " '`. Fast path: returns the string untouched when nothing needs escaping.
     static func escape(_ text: String) -> String {
@@ -24,28 +36,28 @@ enum HTML {
     /// overrides, zero-width and control characters become visible marks first
     /// (`TerminalText.marked`): one pass over the bytes, a second only when a scalar to mark is
     /// met.
-    static func appendEscaped(_ text: String, to out: inout [UInt8]) {
+    static func appendEscaped<Output: EscapedOutput & ~Copyable>(_ text: String, to out: inout Output) {
         var text = text
         let start = out.count
         let clean = text.withUTF8 { appendEscapedBytes($0, to: &out, stopAtMarks: true) }
         guard !clean else { return }
-        out.removeSubrange(start...)
+        out.truncate(to: start)
         var marked = TerminalText.marked(text)
         _ = marked.withUTF8 { appendEscapedBytes($0, to: &out, stopAtMarks: false) }
     }
 
     /// `appendEscaped` of a constant of the code (an SVG attribute's literal value).
-    static func appendEscaped(_ text: StaticString, to out: inout [UInt8]) {
+    static func appendEscaped<Output: EscapedOutput & ~Copyable>(_ text: StaticString, to out: inout Output) {
         let start = out.count
         guard !text.withUTF8Buffer({ appendEscapedBytes($0, to: &out, stopAtMarks: true) }) else { return }
-        out.removeSubrange(start...)
+        out.truncate(to: start)
         appendEscaped(text.description, to: &out)
     }
 
     /// False, having written part of `bytes`, when `stopAtMarks` and a scalar to mark is met.
     /// Blocks of sixteen bytes with nothing to escape or mark, and a clean tail, are passed at
     /// once (`ByteBlocks.skip`); the others are read byte by byte.
-    private static func appendEscapedBytes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], stopAtMarks: Bool) -> Bool {
+    private static func appendEscapedBytes<Output: EscapedOutput & ~Copyable>(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout Output, stopAtMarks: Bool) -> Bool {
         var runStart = 0
         var index = 0
         while index < bytes.count {
