@@ -232,13 +232,30 @@ struct SequenceDiagram {
         let x1 = xs[message.from], x2 = xs[message.to]
         let textHeight = message.lines.count * lineHeight
         let failing = failingSteps.contains(step.number)
-        let kindClass = (message.isReturn ? "msg msg-return" : (message.isSelf ? "msg msg-self" : "msg msg-call")) + (failing ? " msg-fail" : "")
-        let tooltip = "\(step.number). \(PlainText.of(step.title)) (\(names[message.from]) → \(names[message.to]))"
-            + (failing ? " — " + labels["verdict_fail"] : "")
-        let markerURL = failing ? "url(#seq-arrow-fail)" : "url(#seq-arrow)"
+        let markerURL: SVGValue = failing ? "url(#seq-arrow-fail)" : "url(#seq-arrow)"
         var next: Int
-        body.open("a", ["href": "#\(step.anchor)", "class": .text(kindClass), "data-step": .number(step.number)])
-        body.element("title", [:], text: tooltip)
+        // The link and its tooltip are written piece by piece: as interpolated Strings they were
+        // a third of a message's instructions.
+        body.raw("<a href=\"#")
+        body.escaped(step.anchor)
+        body.raw(message.isReturn ? "\" class=\"msg msg-return" : (message.isSelf ? "\" class=\"msg msg-self" : "\" class=\"msg msg-call"))
+        if failing { body.raw(" msg-fail") }
+        body.raw("\" data-step=\"")
+        body.digits(step.number)
+        body.raw("\"><title>")
+        body.digits(step.number)
+        body.raw(". ")
+        body.escaped(PlainText.of(step.title))
+        body.raw(" (")
+        body.escaped(names[message.from])
+        body.raw(" → ")
+        body.escaped(names[message.to])
+        body.raw(")")
+        if failing {
+            body.raw(" — ")
+            body.escaped(labels["verdict_fail"])
+        }
+        body.raw("</title>")
         if message.isSelf {
             // The loop on the left, the label right of it from the top of the band.
             let arrowY = y + 8
@@ -247,7 +264,7 @@ struct SequenceDiagram {
             next = max(bottom, y + textHeight) + 18
             body.element("rect", ["class": "msg-hit", "x": .number(x1 - 12), "y": .number(y - 4), "width": .number(selfLabelOffset + message.width + 20), "height": .number(next - y - 6)])
             body.element("path", [
-                "class": "msg-line", "d": "M\(x1),\(arrowY)H\(loopRight)V\(bottom)H\(x1 + 2)", "marker-end": .text(markerURL),
+                "class": "msg-line", "d": "M\(x1),\(arrowY)H\(loopRight)V\(bottom)H\(x1 + 2)", "marker-end": markerURL,
             ])
             body.text(message.lines, x: x1 + selfLabelOffset, y: y + 12, className: "msg-label", anchor: "start")
             badge(&body, x: x1 + 14, y: arrowY, number: step.number)
@@ -260,7 +277,7 @@ struct SequenceDiagram {
             body.element("rect", ["class": "msg-hit", "x": .number(lo), "y": .number(y - 4), "width": .number(hi - lo), "height": .number(next - y - 2)])
             body.element("line", [
                 "class": "msg-line", "x1": .number(x1), "y1": .number(arrowY), "x2": .number(x2 - direction * 2), "y2": .number(arrowY),
-                "marker-end": .text(markerURL),
+                "marker-end": markerURL,
             ])
             body.text(message.lines, x: (x1 + x2) / 2 + direction * 8, y: y + 12, className: "msg-label")
             badge(&body, x: x1 + direction * 14, y: arrowY, number: step.number)

@@ -85,13 +85,30 @@ struct StateDiagram {
         svg.element("circle", ["class": "start", "cx": .number(startX), "cy": .number(layout.startY), "r": "7"])
         svg.element("line", ["class": "edge-line", "x1": .number(startX), "y1": .number(layout.startY + 7), "x2": .number(startX), "y2": .number(first.y - 2), "marker-end": "url(#st-arrow)"])
 
+        // Links and tooltips are written piece by piece, not as interpolated Strings.
         for edge in layout.edges {
             let t = edge.transition
-            let tooltip = "\(t.from) → \(t.target)" + (t.label.map { ": " + PlainText.of($0) } ?? "")
-            svg.open("g", ["class": "edge edge-\(routeName(edge.route))", "data-from": .number(t.from), "data-to": .text(t.target.description)])
-            svg.element("title", [:], text: tooltip)
-            if let path = layout.path(of: edge) {
-                svg.element("path", ["class": "edge-line", "d": .text(path), "marker-end": "url(#st-arrow)"])
+            svg.raw("<g class=\"edge edge-")
+            svg.raw(routeName(edge.route))
+            svg.raw("\" data-from=\"")
+            svg.digits(t.from)
+            svg.raw("\" data-to=\"")
+            svg.escaped(t.target.description)
+            svg.raw("\"><title>")
+            svg.digits(t.from)
+            svg.raw(" → ")
+            svg.escaped(t.target.description)
+            if let label = t.label {
+                svg.raw(": ")
+                svg.escaped(PlainText.of(label))
+            }
+            svg.raw("</title>")
+            let start = svg.count
+            svg.raw("<path class=\"edge-line\" d=\"")
+            if layout.writePath(of: edge, into: &svg) {
+                svg.raw("\" marker-end=\"url(#st-arrow)\"/>")
+            } else {
+                svg.truncate(to: start)
             }
             if edge.hasLabel {
                 svg.text(edge.lines, x: edge.labelX, y: edge.labelY, className: "edge-label", anchor: edge.anchor)
@@ -103,8 +120,15 @@ struct StateDiagram {
         let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         for number in machine.states {
             let node = nodes[number]!
-            svg.open("a", ["href": "#step-\(number)", "class": "state", "data-step": .number(number)])
-            svg.element("title", [:], text: "\(number). " + PlainText.of(titles[number] ?? ""))
+            svg.raw("<a href=\"#step-")
+            svg.digits(number)
+            svg.raw("\" class=\"state\" data-step=\"")
+            svg.digits(number)
+            svg.raw("\"><title>")
+            svg.digits(number)
+            svg.raw(". ")
+            svg.escaped(PlainText.of(titles[number] ?? ""))
+            svg.raw("</title>")
             svg.element("rect", ["x": .number(node.x), "y": .number(node.y), "width": .number(nodeWidth), "height": .number(node.height), "rx": "8"])
             svg.text(node.lines, x: node.x + nodeWidth / 2, y: node.y + (node.height - node.lines.count * lineHeight) / 2 + 13, className: "state-label")
             svg.close("a")
@@ -123,7 +147,7 @@ struct StateDiagram {
         return svg.bytes
     }
 
-    private func routeName(_ route: Route) -> String {
+    private func routeName(_ route: Route) -> StaticString {
         switch route {
         case .adjacent: "adjacent"
         case .left: "left"

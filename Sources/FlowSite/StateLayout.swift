@@ -251,55 +251,67 @@ struct StateLayout {
     }
 
     /// The SVG path of an edge.
-    func path(of edge: Edge) -> String? {
+    /// Writes the edge's route as path data (numbers and commands, nothing to escape): false,
+    /// having written nothing, when an end of it is not laid out.
+    func writePath(of edge: Edge, into svg: inout SVGWriter) -> Bool {
         let t = edge.transition
-        guard let source = nodes[t.from] else { return nil }
+        guard let source = nodes[t.from] else { return false }
         switch edge.route {
         case .adjacent:
-            guard case .step(let number) = t.target, let target = nodes[number] else { return nil }
+            guard case .step(let number) = t.target, let target = nodes[number] else { return false }
             let sx = source.x + nodeWidth / 2, sy = source.bottom
             let tx = target.x + nodeWidth / 2, ty = target.y
             let mid = (sy + ty) / 2
-            return "M\(sx),\(sy)C\(sx),\(mid) \(tx),\(mid) \(tx),\(ty - 2)"
+            svg.path("M", sx, sy)
+            svg.path("C", sx, mid)
+            svg.path(" ", tx, mid)
+            svg.path(" ", tx, ty - 2)
         case .left:
-            guard case .step(let number) = t.target, let target = nodes[number], let lane = leftLanes[t.target] else { return nil }
+            guard case .step(let number) = t.target, let target = nodes[number], let lane = leftLanes[t.target] else { return false }
             let laneX = 24 + lane * diagram.laneSpacing
-            return roundedPath([(source.x, edge.exitY), (laneX, edge.exitY), (laneX, target.centerY - 6), (target.x - 2, target.centerY - 6)])
+            roundedPath([(source.x, edge.exitY), (laneX, edge.exitY), (laneX, target.centerY - 6), (target.x - 2, target.centerY - 6)], into: &svg)
         case .selfLoop:
             let rx = source.x + nodeWidth
             let top = edge.exitY
             let bottom = edge.endY
-            return "M\(rx),\(top)C\(rx + 30),\(top - 6) \(rx + 30),\(bottom + 6) \(rx + 2),\(bottom)"
+            svg.path("M", rx, top)
+            svg.path("C", rx + 30, top - 6)
+            svg.path(" ", rx + 30, bottom + 6)
+            svg.path(" ", rx + 2, bottom)
         case .outcome, .outcomeBelow:
-            guard case .end(let outcome) = t.target, let oy = outcomeY[outcome], let lane = outcomeLane[outcome] else { return nil }
+            guard case .end(let outcome) = t.target, let oy = outcomeY[outcome], let lane = outcomeLane[outcome] else { return false }
             let laneX = rightLanesX + lane * diagram.laneSpacing
             let ty = oy + 15
             if edge.route == .outcomeBelow {
                 let dropX = source.x + nodeWidth - 24
-                return roundedPath([(dropX, source.bottom), (dropX, edge.exitY), (laneX, edge.exitY), (laneX, ty), (outcomeX - 2, ty)])
+                roundedPath([(dropX, source.bottom), (dropX, edge.exitY), (laneX, edge.exitY), (laneX, ty), (outcomeX - 2, ty)], into: &svg)
+            } else if edge.exitY == ty {
+                svg.path("M", source.x + nodeWidth, ty)
+                svg.raw("H")
+                svg.digits(outcomeX - 2)
+            } else {
+                roundedPath([(source.x + nodeWidth, edge.exitY), (laneX, edge.exitY), (laneX, ty), (outcomeX - 2, ty)], into: &svg)
             }
-            let sx = source.x + nodeWidth
-            return edge.exitY == ty ? "M\(sx),\(ty)H\(outcomeX - 2)" : roundedPath([(sx, edge.exitY), (laneX, edge.exitY), (laneX, ty), (outcomeX - 2, ty)])
         }
+        return true
     }
 
     /// Orthogonal polyline with rounded corners.
-    private func roundedPath(_ points: [(Int, Int)]) -> String {
-        guard let first = points.first else { return "" }
-        var d = "M\(first.0),\(first.1)"
+    private func roundedPath(_ points: [(Int, Int)], into svg: inout SVGWriter) {
+        guard let first = points.first else { return }
+        svg.path("M", first.0, first.1)
         for i in 1..<points.count {
             let p = points[i]
             if i == points.count - 1 {
-                d += "L\(p.0),\(p.1)"
+                svg.path("L", p.0, p.1)
                 continue
             }
             let prev = points[i - 1], next = points[i + 1]
             let r = min(8, abs(p.0 - prev.0) / 2 + abs(p.1 - prev.1) / 2, abs(next.0 - p.0) / 2 + abs(next.1 - p.1) / 2)
-            let inX = p.0 - sign(p.0 - prev.0) * r, inY = p.1 - sign(p.1 - prev.1) * r
-            let outX = p.0 + sign(next.0 - p.0) * r, outY = p.1 + sign(next.1 - p.1) * r
-            d += "L\(inX),\(inY)Q\(p.0),\(p.1) \(outX),\(outY)"
+            svg.path("L", p.0 - sign(p.0 - prev.0) * r, p.1 - sign(p.1 - prev.1) * r)
+            svg.path("Q", p.0, p.1)
+            svg.path(" ", p.0 + sign(next.0 - p.0) * r, p.1 + sign(next.1 - p.1) * r)
         }
-        return d
     }
 
     private func sign(_ value: Int) -> Int { value > 0 ? 1 : (value < 0 ? -1 : 0) }
