@@ -26,77 +26,42 @@ enum SVGValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
 
 /// Tiny helper to assemble SVG markup. Text content and attribute values are escaped here; the
 /// element names and attribute names are constants in the diagram code (`StaticString`: their
-/// bytes are copied as they are, no String made or measured).
-///
-/// The markup is kept in a buffer the writer owns. It is `~Copyable`, so the buffer has one owner
-/// and is freed with it. A byte is stored and counted with nothing else to check: an Array
-/// checks that its storage is unique and large enough on every append, about 70 instructions
-/// for a piece of markup and 10 for a byte, and a diagram is made of some 2 000 small pieces.
+/// bytes are copied as they are, no String made or measured). The markup is written into
+/// `OutputBytes`, so the writer has one owner too.
 struct SVGWriter: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
+    private var out: OutputBytes
+
+    init(capacity: Int = 16_384) { out = OutputBytes(capacity: capacity) }
+
     /// How many bytes are written.
-    private(set) var count = 0
-    private var capacity: Int
-
-    init(capacity: Int = 16_384) {
-        self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity)
-    }
-
-    deinit { base.deallocate() }
+    var count: Int { out.count }
 
     /// The markup so far, as UTF-8 bytes.
-    var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
-
-    /// Room for `extra` more bytes.
-    @inline(__always)
-    private mutating func reserve(_ extra: Int) {
-        if count + extra > capacity { grow(to: count + extra) }
-    }
-
-    private mutating func grow(to needed: Int) {
-        let grown = max(needed, capacity * 2)
-        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-        moved.initialize(from: base, count: count)
-        base.deallocate()
-        base = moved
-        capacity = grown
-    }
+    var bytes: [UInt8] { out.bytes }
 
     @inline(__always)
-    mutating func append(_ byte: UInt8) {
-        reserve(1)
-        base[count] = byte
-        count += 1
-    }
+    mutating func append(_ byte: UInt8) { out.append(byte) }
 
-    mutating func append(contentsOf buffer: UnsafeBufferPointer<UInt8>) {
-        guard let source = buffer.baseAddress, !buffer.isEmpty else { return }
-        reserve(buffer.count)
-        (base + count).initialize(from: source, count: buffer.count)
-        count += buffer.count
-    }
+    mutating func append(contentsOf buffer: UnsafeBufferPointer<UInt8>) { out.append(contentsOf: buffer) }
 
-    /// Markup written by the diagram code itself (names such as `x` or `class`, most of them
-    /// shorter than a call to copy them: their bytes are stored one by one).
+    /// Markup written by the diagram code itself.
     @inline(__always)
-    mutating func raw(_ markup: StaticString) {
-        guard markup.hasPointerRepresentation else { return markup.withUTF8Buffer { append(contentsOf: $0) } }
-        let length = markup.utf8CodeUnitCount
-        reserve(length)
-        let source = markup.utf8Start
-        for offset in 0..<length { base[count + offset] = source[offset] }
-        count += length
-    }
+    mutating func raw(_ markup: StaticString) { out.append(markup) }
+
+    mutating func raw(_ markup: String) { out.append(utf8: markup) }
+
+    mutating func raw(_ other: borrowing SVGWriter) { out.append(contentsOf: other.out) }
+
+    mutating func raw(bytes markup: [UInt8]) { out.append(contentsOf: markup) }
 
     /// A constant value of the diagram code: as it is when no byte of it is escaped or may start
     /// a mark (all of them so far), otherwise through the escaper.
     private mutating func literal(_ value: StaticString) {
-        guard value.hasPointerRepresentation else { return HTML.appendEscaped(value, to: &self) }
+        guard value.hasPointerRepresentation else { return HTML.appendEscaped(value, to: &out) }
         let source = value.utf8Start
         for offset in 0..<value.utf8CodeUnitCount {
             switch source[offset] {
-            case 0x26, 0x3C, 0x3E, 0x22, 0x27, 0..<0x20, 0x7F...: return HTML.appendEscaped(value, to: &self)
+            case 0x26, 0x3C, 0x3E, 0x22, 0x27, 0..<0x20, 0x7F...: return HTML.appendEscaped(value, to: &out)
             default: continue
             }
         }
@@ -104,20 +69,10 @@ struct SVGWriter: ~Copyable {
     }
 
     /// `text` escaped (`HTML.appendEscaped`).
-    mutating func escaped(_ text: String) { HTML.appendEscaped(text, to: &self) }
+    mutating func escaped(_ text: String) { HTML.appendEscaped(text, to: &out) }
 
-    mutating func raw(_ markup: String) {
-        var markup = markup
-        markup.withUTF8 { append(contentsOf: $0) }
-    }
-
-    mutating func raw(_ other: borrowing SVGWriter) {
-        append(contentsOf: UnsafeBufferPointer(start: other.base, count: other.count))
-    }
-
-    mutating func raw(bytes markup: [UInt8]) {
-        markup.withUnsafeBufferPointer { append(contentsOf: $0) }
-    }
+    /// Drops what was written after the first `length` bytes.
+    mutating func truncate(to length: Int) { out.truncate(to: length) }
 
     mutating func open(_ name: StaticString, _ attributes: KeyValuePairs<StaticString, SVGValue> = [:]) {
         append(UInt8(ascii: "<"))
@@ -134,7 +89,7 @@ struct SVGWriter: ~Copyable {
             append(UInt8(ascii: "\""))
             switch value {
             case .literal(let text): literal(text)
-            case .text(let text): HTML.appendEscaped(text, to: &self)
+            case .text(let text): HTML.appendEscaped(text, to: &out)
             case .number(let number): digits(number)
             }
             append(UInt8(ascii: "\""))
@@ -142,27 +97,7 @@ struct SVGWriter: ~Copyable {
     }
 
     /// An integer's decimal digits, as `String(number)` writes them.
-    mutating func digits(_ number: Int) {
-        reserve(20)
-        if number < 0 {
-            base[count] = UInt8(ascii: "-")
-            count += 1
-        }
-        var magnitude = number.magnitude
-        var width = 1
-        var limit: UInt = 10
-        while width < 19, magnitude >= limit {  // 10^19 is the last power of ten a UInt holds
-            width += 1
-            limit &*= 10
-        }
-        var index = count + width
-        repeat {
-            index -= 1
-            base[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
-        count += width
-    }
+    mutating func digits(_ number: Int) { out.append(digitsOf: number) }
 
     /// A point of path data after its command (`M0,1`), or after a space (the next point of a
     /// curve: `" "`).
@@ -186,7 +121,7 @@ struct SVGWriter: ~Copyable {
         appendAttributes(attributes)
         if let text {
             append(UInt8(ascii: ">"))
-            HTML.appendEscaped(text, to: &self)
+            HTML.appendEscaped(text, to: &out)
             close(name)
         } else {
             append(UInt8(ascii: "/"))
@@ -215,13 +150,9 @@ struct SVGWriter: ~Copyable {
                 digits(lineHeight)
             }
             raw("\">")
-            HTML.appendEscaped(line, to: &self)
+            HTML.appendEscaped(line, to: &out)
             raw("</tspan>")
         }
         raw("</text>")
     }
-}
-
-extension SVGWriter: EscapedOutput {
-    mutating func truncate(to length: Int) { count = min(count, length) }
 }

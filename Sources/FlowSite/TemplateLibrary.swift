@@ -18,13 +18,12 @@ struct TemplateLibrary: Sendable {
     /// page that holds a large part, such as the index's cards, is not grown by doubling).
     func render(_ context: TemplateValue, template name: String, capacity: Int = 16 * 1024) -> [UInt8] {
         guard let template = templates[name] else { return [] }
-        var out: [UInt8] = []
-        out.reserveCapacity(capacity)
+        var out = OutputBytes(capacity: capacity)
         withUnsafePointer(to: context) { root in
             var state = RenderState(stack: [root], indentation: [], inherited: nil)
             run(template, 0..<template.ops.count, &state, into: &out)
         }
-        return out
+        return out.bytes
     }
 
     /// An override's operations, in the template that defines it.
@@ -39,13 +38,13 @@ struct TemplateLibrary: Sendable {
         var inherited: [String: Body]?
     }
 
-    private func run(_ template: CompiledTemplate, _ range: Range<Int>, _ state: inout RenderState, into out: inout [UInt8]) {
+    private func run(_ template: CompiledTemplate, _ range: Range<Int>, _ state: inout RenderState, into out: inout OutputBytes) {
         template.withView { view in render(view, range, &state, into: &out) }
     }
 
     /// One body. Inside an indented partial, a non-empty piece that starts after a newline of this
     /// body gets the indentation first.
-    private func render(_ view: TemplateView, _ range: Range<Int>, _ state: inout RenderState, into out: inout [UInt8]) {
+    private func render(_ view: TemplateView, _ range: Range<Int>, _ state: inout RenderState, into out: inout OutputBytes) {
         let start = out.count
         var index = range.lowerBound
         while index < range.upperBound {
@@ -66,7 +65,7 @@ struct TemplateLibrary: Sendable {
     }
 
     /// Performs the operation at `index`; returns the index of the next one.
-    private func perform(_ view: TemplateView, at index: Int, _ state: inout RenderState, into out: inout [UInt8]) -> Int {
+    private func perform(_ view: TemplateView, at index: Int, _ state: inout RenderState, into out: inout OutputBytes) -> Int {
         let op = view.ops[index]
         switch op.kind {
         case .text:
@@ -81,7 +80,7 @@ struct TemplateLibrary: Sendable {
     }
 
     /// Performs an operation with a body; returns the index after the body.
-    private func perform(_ view: TemplateView, body: Range<Int>, _ op: TemplateOp, _ state: inout RenderState, into out: inout [UInt8]) -> Int {
+    private func perform(_ view: TemplateView, body: Range<Int>, _ op: TemplateOp, _ state: inout RenderState, into out: inout OutputBytes) -> Int {
         switch op.kind {
         case .text, .escaped, .raw:
             break
@@ -147,12 +146,12 @@ struct TemplateLibrary: Sendable {
         return body.upperBound
     }
 
-    private func write(_ value: UnsafePointer<TemplateValue>, escaped: Bool, into out: inout [UInt8]) {
+    private func write(_ value: UnsafePointer<TemplateValue>, escaped: Bool, into out: inout OutputBytes) {
         switch value.pointee {
         case .string(let text):
-            if escaped { HTML.appendEscaped(text, to: &out) } else { out.append(contentsOf: text.utf8) }
+            if escaped { HTML.appendEscaped(text, to: &out) } else { out.append(utf8: text) }
         case .bool(let flag):
-            out.append(contentsOf: (flag ? "true" : "false").utf8)
+            out.append(flag ? "true" : "false")
         case .bytes(let bytes):
             if escaped { HTML.appendEscaped(String(decoding: bytes, as: UTF8.self), to: &out) } else { out.append(contentsOf: bytes) }
         case .list, .object, .table:

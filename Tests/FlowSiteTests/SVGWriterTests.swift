@@ -51,6 +51,32 @@ import TestSupport
         }
     }
 
+    /// The template renderer's edits of its output (indentation put before a piece already
+    /// written, a byte read back) do to `OutputBytes` what they do to an Array.
+    @Test func outputBytesInsertAndReadAsAnArrayDoes() {
+        var generator = SplitMix(seed: 22)
+        for round in 0..<400 {
+            var out = OutputBytes(capacity: 1 + round % 50)
+            var expected: [UInt8] = []
+            for _ in 0..<(1 + generator.next(40)) {
+                let piece = (0..<generator.next(30)).map { _ in UInt8(0x61 + generator.next(26)) }
+                if generator.next(3) == 0 {
+                    let at = generator.next(expected.count + 1)
+                    out.insert(contentsOf: piece, at: at)
+                    expected.insert(contentsOf: piece, at: at)
+                } else {
+                    out.append(contentsOf: piece)
+                    expected.append(contentsOf: piece)
+                }
+                if !expected.isEmpty {
+                    let at = generator.next(expected.count)
+                    #expect(out[at] == expected[at])
+                }
+            }
+            #expect(out.bytes == expected, "round \(round)")
+        }
+    }
+
     /// A constant attribute value is copied as it is only when nothing in it is escaped or
     /// marked: the others take the escaper.
     @Test func constantValuesAreEscapedWhenTheyNeedIt() {
