@@ -57,6 +57,9 @@ package struct SourceText: Sendable {
     package func text(lines first: Int, _ last: Int) -> String {
         let lower = max(1, first), upper = min(last, lineCount)
         guard lower <= upper else { return "" }
+        // With no carriage return among them, the lines joined with `\n` are the bytes as they are.
+        let whole = self.bytes[lineStarts[lower - 1]..<max(lineStarts[lower - 1], lineBytes(upper).endIndex)]
+        if !whole.containsByte(0x0D) { return String(decoding: whole, as: UTF8.self) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(lineBytes(upper).endIndex - lineStarts[lower - 1])
         for line in lower...upper {

@@ -19,6 +19,9 @@ struct OutputBytes: ~Copyable {
     /// The bytes written, as an Array.
     var bytes: [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
 
+    /// The bytes written, as a String (valid UTF-8 is kept as it is).
+    var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
     /// The byte at `index` (`index < count`).
     subscript(index: Int) -> UInt8 {
         precondition(index >= 0 && index < count, "OutputBytes index out of range")

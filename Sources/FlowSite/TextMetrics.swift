@@ -53,21 +53,21 @@ enum TextMetrics {
     static func wrap(_ text: String, maxWidth: Int, size: Double = 13, maxLines: Int = 3) -> [String] {
         let space = advance(0x20)
         var lines: [String] = []
-        var current: [UInt8] = []
+        var current = OutputBytes(capacity: 256)
         var currentUnits = 0
         var truncated = false
         forEachWord(of: text) { word in
             let wordUnits = units(utf8: word)
-            let candidateUnits = current.isEmpty ? wordUnits : currentUnits + space + wordUnits
+            let candidateUnits = current.count == 0 ? wordUnits : currentUnits + space + wordUnits
             if pixels(candidateUnits, size: size) <= maxWidth {
-                if !current.isEmpty { current.append(0x20) }
+                if current.count > 0 { current.append(0x20) }
                 current.append(contentsOf: word)
                 currentUnits = candidateUnits
                 return true
             }
-            if !current.isEmpty {
-                lines.append(String(decoding: current, as: UTF8.self))
-                current.removeAll(keepingCapacity: true)
+            if current.count > 0 {
+                lines.append(current.string)
+                current.truncate(to: 0)
                 currentUnits = 0
                 if lines.count == maxLines { truncated = true; return false }
             }
@@ -76,13 +76,13 @@ enum TextMetrics {
                 currentUnits = wordUnits
             } else {
                 let shortened = cut(String(decoding: word, as: UTF8.self), toFit: maxWidth, size: size)
-                current = Array(shortened.utf8)
+                current.append(utf8: shortened)
                 currentUnits = units(shortened)
             }
             return true
         }
-        if !truncated, !current.isEmpty {
-            if lines.count == maxLines { truncated = true } else { lines.append(String(decoding: current, as: UTF8.self)) }
+        if !truncated, current.count > 0 {
+            if lines.count == maxLines { truncated = true } else { lines.append(current.string) }
         }
         if truncated, var last = lines.popLast() {
             let ellipsis = units("…")
