@@ -161,6 +161,9 @@ public struct APIContent: Sendable {
     }
 
     public var isJSON: Bool {
+        // As written in most descriptions: what the general reading below says of it, without
+        // lowercasing, splitting and trimming a copy (pages ask once per response shown).
+        if mediaType == "application/json" { return true }
         let type = String(mediaType.lowercased().split(separator: ";").first ?? "").trimmingCharacters()
         return type == "application/json" || type.hasSuffix("+json") || type == "*/*"
     }
