@@ -244,6 +244,16 @@ public struct JSONPath: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// Parses `$.a.b[0]['c d']`; nil when the text is not in the supported subset.
     public init?(parsing text: String) {
+        switch Self.parseASCII(text.trimmingCharacters()) {
+        case .parsed(let components): self.init(components: components)
+        case .invalid: return nil
+        case .notASCII: self.init(parsingCharacters: text)
+        }
+    }
+
+    /// `init(parsing:)` read Character by Character: the reading for any text, and the reference
+    /// of `parseASCII`.
+    init?(parsingCharacters text: String) {
         var chars = Array(text.trimmingCharacters())
         guard chars.first == "$" else { return nil }
         chars.removeFirst()
