@@ -48,7 +48,7 @@ struct SVGWriter: ~Copyable {
     @inline(__always)
     mutating func raw(_ markup: StaticString) { out.append(markup) }
 
-    mutating func raw(_ markup: String) { out.append(utf8: markup) }
+    mutating func raw(string markup: String) { out.append(utf8: markup) }
 
     mutating func raw(_ other: borrowing SVGWriter) { out.append(contentsOf: other.out) }
 

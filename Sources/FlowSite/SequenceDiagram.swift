@@ -96,8 +96,9 @@ struct SequenceDiagram {
         ])
         svg.element("title", ["id": "seq-title"], text: labels["sequence_diagram"] + ": " + PlainText.of(flow.title))
         svg.element("desc", ["id": "seq-desc"], text: description(names: participants.names, messages: messages))
-        svg.raw("<defs>" + marker("seq-arrow", className: "arrowhead"))
-        if !failingSteps.isEmpty { svg.raw(marker("seq-arrow-fail", className: "arrowhead arrowhead-fail")) }
+        svg.raw("<defs>")
+        svg.raw(string: marker("seq-arrow", className: "arrowhead"))
+        if !failingSteps.isEmpty { svg.raw(string: marker("seq-arrow-fail", className: "arrowhead arrowhead-fail")) }
         svg.raw("</defs>")
         for (i, x) in xs.enumerated() where i < participants.ids.count {
             svg.element("line", ["class": "lifeline", "x1": .number(x), "y1": .number(8 + boxHeight), "x2": .number(x), "y2": .number(bottomBoxY)])

@@ -16,7 +16,7 @@ import TestSupport
                 switch generator.next(7) {
                 case 0:
                     let text = texts[generator.next(texts.count)]
-                    writer.raw(text)
+                    writer.raw(string: text)
                     expected.append(contentsOf: text.utf8)
                 case 1:
                     let text = texts[generator.next(texts.count)]
