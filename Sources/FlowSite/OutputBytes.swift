@@ -83,6 +83,25 @@ struct OutputBytes: ~Copyable {
         count += length
     }
 
+    /// ` name="`, an attribute's start: one capacity check for the five or so bytes.
+    @inline(__always)
+    mutating func append(attributeStart name: StaticString) {
+        guard name.hasPointerRepresentation else {
+            append(UInt8(ascii: " "))
+            append(name)
+            append(UInt8(ascii: "="))
+            return append(UInt8(ascii: "\""))
+        }
+        let length = name.utf8CodeUnitCount
+        reserve(length + 3)
+        base[count] = UInt8(ascii: " ")
+        let source = name.utf8Start
+        for offset in 0..<length { base[count + 1 + offset] = source[offset] }
+        base[count + 1 + length] = UInt8(ascii: "=")
+        base[count + 2 + length] = UInt8(ascii: "\"")
+        count += length + 3
+    }
+
     /// `bytes` put before the byte at `index` (`index <= count`), what follows moved after them.
     mutating func insert(contentsOf bytes: [UInt8], at index: Int) {
         precondition(index >= 0 && index <= count, "OutputBytes insertion point out of range")
@@ -101,6 +120,16 @@ struct OutputBytes: ~Copyable {
             count += 1
         }
         var magnitude = number.magnitude
+        // Coordinates and sizes, most numbers here: up to four digits, stored one by one.
+        if magnitude < 10_000 {
+            let zero = UInt8(ascii: "0")
+            if magnitude >= 1_000 { base[count] = zero + UInt8(magnitude / 1_000); count += 1 }
+            if magnitude >= 100 { base[count] = zero + UInt8(magnitude / 100 % 10); count += 1 }
+            if magnitude >= 10 { base[count] = zero + UInt8(magnitude / 10 % 10); count += 1 }
+            base[count] = zero + UInt8(magnitude % 10)
+            count += 1
+            return
+        }
         var width = 1
         var limit: UInt = 10
         while width < 19, magnitude >= limit {  // 10^19 is the last power of ten a UInt holds

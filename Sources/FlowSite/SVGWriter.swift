@@ -83,10 +83,7 @@ struct SVGWriter: ~Copyable {
 
     private mutating func appendAttributes(_ attributes: KeyValuePairs<StaticString, SVGValue>) {
         for (key, value) in attributes {
-            append(UInt8(ascii: " "))
-            raw(key)
-            append(UInt8(ascii: "="))
-            append(UInt8(ascii: "\""))
+            out.append(attributeStart: key)
             switch value {
             case .literal(let text): literal(text)
             case .text(let text): HTML.appendEscaped(text, to: &out)
