@@ -42,8 +42,6 @@ struct SVGWriter: ~Copyable {
     @inline(__always)
     mutating func append(_ byte: UInt8) { out.append(byte) }
 
-    mutating func append(contentsOf buffer: UnsafeBufferPointer<UInt8>) { out.append(contentsOf: buffer) }
-
     /// Markup written by the diagram code itself.
     @inline(__always)
     mutating func raw(_ markup: StaticString) { out.append(markup) }
