@@ -92,14 +92,13 @@ struct OutputBytes: ~Copyable {
             append(UInt8(ascii: "="))
             return append(UInt8(ascii: "\""))
         }
-        let length = name.utf8CodeUnitCount
-        reserve(length + 3)
+        reserve(name.utf8CodeUnitCount + 3)
         base[count] = UInt8(ascii: " ")
-        let source = name.utf8Start
-        for offset in 0..<length { base[count + 1 + offset] = source[offset] }
-        base[count + 1 + length] = UInt8(ascii: "=")
-        base[count + 2 + length] = UInt8(ascii: "\"")
-        count += length + 3
+        count += 1
+        append(name)
+        base[count] = UInt8(ascii: "=")
+        base[count + 1] = UInt8(ascii: "\"")
+        count += 2
     }
 
     /// `bytes` put before the byte at `index` (`index <= count`), what follows moved after them.
