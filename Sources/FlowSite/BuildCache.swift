@@ -70,7 +70,7 @@ struct FlowRecord: Sendable, Equatable {
 }
 
 struct BuildCache: Sendable {
-    static let formatVersion = "flowspec-site-cache 10"
+    static let formatVersion = "flowspec-site-cache 11"
     /// The header: format, global key, number of shards, the rest of the key context. Its
     /// presence marks a flowspec site.
     static let relativePath = ".flowspec/cache"
@@ -243,30 +243,5 @@ struct BuildCache: Sendable {
             }
             return tags
         }
-    }
-
-    /// A search shard's cache: `path`, `fragment` per flow.
-    static func serializeFragments(_ lines: [(String, [UInt8])]) -> [UInt8] {
-        var writer = FieldWriter()
-        writer.reserve(lines.reduce(0) { $0 + $1.1.count + $1.0.utf8.count + 8 } + 32)
-        writer.line(formatVersion)
-        writer.count(lines.count)
-        for (path, fragment) in lines {
-            writer.field(path)
-            writer.field(bytes: fragment)
-        }
-        return writer.bytes
-    }
-
-    static func parseFragments(_ bytes: [UInt8]) -> [String: [UInt8]] {
-        var reader = FieldReader(bytes)
-        guard reader.line() == formatVersion, let count = reader.count(), count <= reader.remaining / 8 else { return [:] }
-        var result: [String: [UInt8]] = [:]
-        result.reserveCapacity(count)
-        for _ in 0..<count {
-            guard let path = reader.field(), let fragment = reader.bytesField() else { return [:] }
-            result[path] = fragment
-        }
-        return result
     }
 }

@@ -44,10 +44,17 @@ extension SiteBuilder {
                 }
                 try updateAssets(setup, output: output)
             }
-            let search = searchShardFiles(infos, order: order, previous: previous, output: output)
+            let search: SearchShardFiles
+            do {
+                search = try searchShardFiles(infos, order: order, previous: previous, output: output)
+            } catch {
+                // (Nothing may still be writing into the site once this returns.)
+                _ = try? index.value()
+                throw error
+            }
             for (shard, files) in search.written.sorted(by: { $0.key < $1.key }) {
                 try FileSystem.replace(files.js, at: output + "/" + Self.searchShardPath(shard))
-                try FileSystem.replace(files.cache, at: output + "/" + Self.searchCachePath(shard))
+                try FileSystem.replace(files.index, at: output + "/" + Self.searchIndexPath(shard))
             }
             try index.value()
             removeStale(infos, pages: pages, setup: setup, output: output)
@@ -111,7 +118,7 @@ extension SiteBuilder {
         let cacheStamp = PreviousBuild.stamp(of: output)
         var fragmentStamps: [(path: String, stamp: String, fragments: [String: [UInt8]])] = []
         for (shard, files) in written.search.written {
-            let path = output + "/" + Self.searchCachePath(shard)
+            let path = output + "/" + Self.searchShardPath(shard)
             if let stamp = FileSystem.stamp(path) { fragmentStamps.append((path, stamp, files.fragments)) }
         }
         let stamped = fragmentStamps

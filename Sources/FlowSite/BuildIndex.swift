@@ -13,9 +13,19 @@ extension SiteBuilder {
         var shardList: String
     }
 
-    /// The search shards to write (script and cache fragments) and the ones to link unchanged.
+    /// The search shards to write (script and its index) and the ones to link unchanged.
+    /// What became of one search shard.
+    enum MadeShard: Sendable {
+        /// The previous build's script and index are kept.
+        case kept
+        case written(js: [UInt8], index: [UInt8], fragments: [String: [UInt8]])
+        /// The previous script, which unchanged flows' fragments come from, is missing or not
+        /// the one its index describes.
+        case unrecoverable
+    }
+
     struct SearchShardFiles: Sendable {
-        var written: [Int: (js: [UInt8], cache: [UInt8], fragments: [String: [UInt8]])]
+        var written: [Int: (js: [UInt8], index: [UInt8], fragments: [String: [UInt8]])]
         var reused: [Int]
     }
 
@@ -104,14 +114,16 @@ extension SiteBuilder {
     }
 
     /// Search index in shards (a flow's shard comes from its path), so a rebuild rewrites only
-    /// the shards whose flows changed. Each shard keeps its flows' fragments in the cache. The
+    /// the shards whose flows changed, taking the unchanged flows' fragments from the script. The
     /// shards are made on all cores (a full build of 2 000 flows writes 27 MB of them).
-    func searchShardFiles(_ infos: [FlowInfo], order: [Int], previous: PreviousBuild, output: String) -> SearchShardFiles {
+    /// Throws `SiteBuildError.previousSearchUnusable` when a shard to rewrite cannot take its
+    /// unchanged flows' fragments from the previous script.
+    func searchShardFiles(_ infos: [FlowInfo], order: [Int], previous: PreviousBuild, output: String) throws -> SearchShardFiles {
         var shardMembers = [[Int]](repeating: [], count: Self.searchShards)
         for index in order { shardMembers[infos[index].shard].append(index) }
         var oldShardMembers = [Int](repeating: 0, count: Self.searchShards)
         for entry in previous.cache?.entries ?? [] { oldShardMembers[previous.shard(of: entry.path)] += 1 }
-        let made = OrderedSlots<(js: [UInt8], cache: [UInt8], fragments: [String: [UInt8]])?>(count: Self.searchShards)
+        let made = OrderedSlots<MadeShard>(count: Self.searchShards)
         let members = shardMembers, oldMembers = oldShardMembers
         DispatchQueue.concurrentPerform(iterations: Self.searchShards) { shard in
             // The same members as before (paths are unique: as many, each one there before),
@@ -119,55 +131,54 @@ extension SiteBuilder {
             let unchanged = previous.cache != nil && members[shard].count == oldMembers[shard]
                 && members[shard].allSatisfy { infos[$0].flow == nil && infos[$0].previous != nil }
                 && FileSystem.exists(output + "/" + Self.searchShardPath(shard))
-            made.set(shard, unchanged ? nil : searchShard(shard, members: members[shard], infos, output: output))
+            made.set(shard, unchanged ? .kept : searchShard(shard, members: members[shard], infos, output: output))
         }
         var files = SearchShardFiles(written: [:], reused: [])
-        for (shard, shardFiles) in made.values.enumerated() {
-            if let shardFiles { files.written[shard] = shardFiles } else { files.reused.append(shard) }
+        for (shard, outcome) in made.values.enumerated() {
+            switch outcome {
+            case .kept: files.reused.append(shard)
+            case .written(let js, let index, let fragments): files.written[shard] = (js, index, fragments)
+            case .unrecoverable: throw SiteBuildError.previousSearchUnusable
+            }
         }
         return files
     }
 
-    /// One shard's script, its cache of fragments, and (for `serve`'s memory) the fragments.
-    private func searchShard(_ shard: Int, members: [Int], _ infos: [FlowInfo], output: String)
-        -> (js: [UInt8], cache: [UInt8], fragments: [String: [UInt8]]) {
+    /// One shard's script, its index (`SearchShardScript`), and (for `serve`'s memory) the
+    /// fragments; nil when unchanged flows' fragments cannot be taken from the previous script.
+    private func searchShard(_ shard: Int, members: [Int], _ infos: [FlowInfo], output: String) -> MadeShard {
         var fragments: [String: [UInt8]] = [:]
         if members.contains(where: { infos[$0].flow == nil }) {
-            fragments = searchFragments(at: output + "/" + Self.searchCachePath(shard))
+            guard let kept = searchFragments(shard: shard, output: output) else { return .unrecoverable }
+            fragments = kept
         }
-        var cacheLines: [(String, [UInt8])] = []
+        var lines: [(path: String, fragment: [UInt8])] = []
+        lines.reserveCapacity(members.count)
         var written: [String: [UInt8]] = [:]
         for index in members {
             let fragment = infos[index].flow != nil ? infos[index].search : (fragments[infos[index].path] ?? [])
-            cacheLines.append((infos[index].path, fragment))
+            lines.append((infos[index].path, fragment))
             if options.memory != nil { written[infos[index].path] = fragment }
         }
         // Written as bytes: at 2 000 flows a shard is over a megabyte, and joining it as
         // Strings then converting it cost more than the rest of the shard's work.
-        var js: [UInt8] = []
-        js.reserveCapacity(cacheLines.reduce(256) { $0 + $1.1.count + 2 })
-        js.append(contentsOf: "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n".utf8)
-        js.append(contentsOf: "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n".utf8)
-        var first = true
-        for (_, fragment) in cacheLines where !fragment.isEmpty {
-            if !first { js.append(contentsOf: ",\n".utf8) }
-            first = false
-            js.append(contentsOf: fragment)
-        }
-        js.append(contentsOf: "\n]);\n".utf8)
-        return (js, BuildCache.serializeFragments(cacheLines), written)
+        let (js, index) = SearchShardScript.make(shard: shard, lines)
+        return .written(js: js, index: index, fragments: written)
     }
 
-    /// A search shard's cached fragments by spec path: as the memory holds them while the file
-    /// is unchanged, else read.
-    func searchFragments(at path: String) -> [String: [UInt8]] {
-        guard let memory = options.memory else {
-            return (try? FileSystem.read(path)).map(BuildCache.parseFragments) ?? [:]
+    /// A search shard's fragments by spec path, taken from its script through its index: as the
+    /// memory holds them while the script is unchanged, else read.
+    func searchFragments(shard: Int, output: String) -> [String: [UInt8]]? {
+        let script = output + "/" + Self.searchShardPath(shard)
+        let read = { () -> [String: [UInt8]]? in
+            guard let index = try? FileSystem.read(output + "/" + Self.searchIndexPath(shard)), let bytes = try? FileSystem.read(script) else { return nil }
+            return SearchShardScript.fragments(shard: shard, index: index, script: bytes)
         }
-        guard let stamp = FileSystem.stamp(path) else { return [:] }
-        if let known = SiteBuildMemory.recall(memory.fragments, key: path, stamp: stamp) { return known }
-        let fragments = (try? FileSystem.read(path)).map(BuildCache.parseFragments) ?? [:]
-        memory.fragments.withLock { $0[path] = .init(stamp: stamp, value: fragments) }
+        guard let memory = options.memory else { return read() }
+        guard let stamp = FileSystem.stamp(script) else { return nil }
+        if let known = SiteBuildMemory.recall(memory.fragments, key: script, stamp: stamp) { return known }
+        guard let fragments = read() else { return nil }
+        memory.fragments.withLock { $0[script] = .init(stamp: stamp, value: fragments) }
         return fragments
     }
 }

@@ -26,11 +26,11 @@ extension SiteBuilder {
         }
         for shard in search.reused {
             try FileSystem.linkOrCopy(output + "/" + Self.searchShardPath(shard), to: temporary + "/" + Self.searchShardPath(shard))
-            try FileSystem.linkOrCopy(output + "/" + Self.searchCachePath(shard), to: temporary + "/" + Self.searchCachePath(shard))
+            try FileSystem.linkOrCopy(output + "/" + Self.searchIndexPath(shard), to: temporary + "/" + Self.searchIndexPath(shard))
         }
         for (shard, files) in search.written.sorted(by: { $0.key < $1.key }) {
             try FileSystem.write(files.js, to: temporary + "/" + Self.searchShardPath(shard))
-            try FileSystem.write(files.cache, to: temporary + "/" + Self.searchCachePath(shard))
+            try FileSystem.write(files.index, to: temporary + "/" + Self.searchIndexPath(shard))
         }
     }
 

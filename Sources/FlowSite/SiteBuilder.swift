@@ -74,8 +74,18 @@ public struct SiteBuildReport: Sendable {
 /// findings about the specs.
 public struct SiteBuildError: Error, CustomStringConvertible, Sendable {
     public var message: String
+    /// The previous build's output cannot be built on: the build starts again as a full one.
+    var buildsEverything = false
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+
+    /// A search script a rebuild takes unchanged flows' fragments from is missing, or is not the
+    /// one its index describes (edited, minified).
+    static var previousSearchUnusable: SiteBuildError {
+        var error = SiteBuildError("the previous build's search index does not match its scripts")
+        error.buildsEverything = true
+        return error
+    }
 }
 
 /// Builds the documentation site: lints the specs (errors stop the build), renders one page per
@@ -119,7 +129,12 @@ public struct SiteBuilder: Sendable {
         // Prose is rendered while each spec is parsed, from its own nodes, as the site shows it.
         var builder = self
         builder.parser.renderingProse = ProseRendering(allowRawHTML: setup.config.allowRawHTML)
-        return try builder.build(setup, timer: timer)
+        do {
+            return try builder.build(setup, timer: timer)
+        } catch let error as SiteBuildError where error.buildsEverything && builder.options.incremental {
+            builder.options.incremental = false
+            return try builder.build(setup, timer: timer)
+        }
     }
 
     private func build(_ setup: BuildSetup, timer: PhaseTimer) throws -> SiteBuildReport {
@@ -210,7 +225,7 @@ public struct SiteBuilder: Sendable {
             timer.mark("order")
             let index = indexPages(infos, order: order, groups: groups, renderer: setup.renderer, globalKey: setup.globalKey)
             timer.mark("index page")
-            let search = searchShardFiles(infos, order: order, previous: previous, output: target.output)
+            let search = try searchShardFiles(infos, order: order, previous: previous, output: target.output)
             timer.mark("index+search")
             try links.value()
             timer.mark("links (wait)")
@@ -238,7 +253,7 @@ public struct SiteBuilder: Sendable {
     }
 
     static func searchShardPath(_ shard: Int) -> String { "assets/search/\(shard).js" }
-    static func searchCachePath(_ shard: Int) -> String { ".flowspec/search-\(shard)" }
+    static func searchIndexPath(_ shard: Int) -> String { ".flowspec/search-\(shard)" }
 
     /// Page file name for a flow id (ids are `[a-z0-9][a-z0-9._-]*`; anything else is replaced).
     static func fileName(_ id: String) -> String {

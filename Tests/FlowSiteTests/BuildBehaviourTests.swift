@@ -148,10 +148,6 @@ struct BuildBehaviourTests {
         #expect(parsed[1].tags.isEmpty)
         #expect(BuildCache.parseShard(BuildCache.serializeShard([])) == [])
         #expect(BuildCache.parseShard(Array(BuildCache.serializeShard([entry]).dropLast())) == nil)
-        let fragment = Array("[1,\"x\\ty → ✓\"]".utf8)
-        let fragments = BuildCache.serializeFragments([("a.md", fragment), ("b.md", [])])
-        #expect(BuildCache.parseFragments(fragments) == ["a.md": fragment, "b.md": []])
-        #expect(BuildCache.parseFragments(Array(fragments.dropLast(3))) == [:])
     }
 
     /// The cache read back knows each entry's shard from the file it is in: the shard its path

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import FlowSite
+import TestSupport
+
+/// A search shard's script and its index: the script is the fragments as the search page reads
+/// them, and the index gives each flow's fragment back from it, or nothing when the script is
+/// not the one the index describes.
+@Suite struct SearchShardScriptTests {
+    /// Random shard contents: paths, and fragments (some empty) that hold the script's own
+    /// separators and end.
+    static func lines(_ generator: inout SplitMix) -> [(path: String, fragment: [UInt8])] {
+        let pieces = ["[", "]", ",\n", "\n]);\n", "\"x\"", "ä", "→", "\\", "a", " ", "\n"]
+        return (0..<Int.random(in: 0...12, using: &generator)).map { number in
+            let empty = Int.random(in: 0..<4, using: &generator) == 0
+            let text = empty ? "" : "[" + (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined() + "]"
+            return ("flows/\(number)-\(Int.random(in: 0...99, using: &generator)).md", Array(text.utf8))
+        }
+    }
+
+    @Test func theScriptIsTheFragmentsJoinedAndTheIndexGivesThemBack() throws {
+        var generator = SplitMix(seed: 14)
+        for round in 0..<300 {
+            let shard = round % SiteBuilder.searchShards
+            let lines = Self.lines(&generator)
+            let (js, index) = SearchShardScript.make(shard: shard, lines)
+            // The script as the site has always written it: prefix, non-empty fragments joined, end.
+            let expected = "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n"
+                + "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n"
+                + lines.filter { !$0.fragment.isEmpty }.map { String(decoding: $0.fragment, as: UTF8.self) }.joined(separator: ",\n")
+                + "\n]);\n"
+            #expect(String(decoding: js, as: UTF8.self) == expected)
+            let back = try #require(SearchShardScript.fragments(shard: shard, index: index, script: js))
+            #expect(back == Dictionary(lines.map { ($0.path, $0.fragment) }, uniquingKeysWith: { _, last in last }))
+            // The index holds no fragment: it stays small whatever the script's size.
+            #expect(index.count <= 64 + 72 + lines.reduce(0) { $0 + $1.path.utf8.count + 12 })
+        }
+    }
+
+    @Test func aScriptThatIsNotTheIndexedOneGivesNothing() throws {
+        var generator = SplitMix(seed: 15)
+        for round in 0..<200 {
+            let shard = round % SiteBuilder.searchShards
+            let lines = Self.lines(&generator)
+            let (js, index) = SearchShardScript.make(shard: shard, lines)
+            var changed = js
+            let position = Int.random(in: 0..<js.count, using: &generator)
+            changed[position] = changed[position] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+            #expect(SearchShardScript.fragments(shard: shard, index: index, script: changed) == nil, "byte \(position) changed")
+            #expect(SearchShardScript.fragments(shard: shard, index: index, script: Array(js.dropLast())) == nil)
+            #expect(SearchShardScript.fragments(shard: shard, index: index, script: js + [0x0A]) == nil)
+            #expect(SearchShardScript.fragments(shard: (shard + 1) % SiteBuilder.searchShards, index: index, script: js) == nil)
+            #expect(SearchShardScript.fragments(shard: shard, index: Array(index.dropLast()), script: js) == nil)
+            #expect(SearchShardScript.fragments(shard: shard, index: index + [0], script: js) == nil)
+        }
+        // Two changes that a plain multiply-and-xor over words would let cancel out: the top bit
+        // of the same byte of two words.
+        let text = Array(String(repeating: "abcdefgh", count: 8).utf8)
+        var twice = text
+        twice[7] ^= 0x80
+        twice[15] ^= 0x80
+        #expect(SearchShardScript.digest(twice) != SearchShardScript.digest(text))
+        #expect(SearchShardScript.digest(Array(text.dropLast())) != SearchShardScript.digest(text))
+        // A minifier's edit: the separators' line breaks gone.
+        let lines: [(path: String, fragment: [UInt8])] = [("a.md", Array("[1]".utf8)), ("b.md", Array("[2]".utf8))]
+        let (js, index) = SearchShardScript.make(shard: 3, lines)
+        let minified = Array(String(decoding: js, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",").utf8)
+        #expect(SearchShardScript.fragments(shard: 3, index: index, script: minified) == nil)
+    }
+}
+
+/// In builds: a rebuild takes the unchanged flows' fragments from the previous script, and a
+/// script edited since (minified, or changed at the same size) makes the rebuild a full one.
+@Suite struct SearchShardRebuildTests {
+    let behaviour = BuildBehaviourTests()
+    static let count = 40
+
+    func flows(_ scratch: Scratch) throws {
+        for n in 0..<Self.count { try scratch.write("flows/f\(n).md", sampleSpec(id: "flow-\(n)", title: "Flow \(n)")) }
+    }
+
+    /// A flow whose search shard holds other flows too, and one of those.
+    func sharingAShard(_ scratch: Scratch) throws -> (changed: Int, other: Int, shard: Int) {
+        let shards = (0..<Self.count).map { SiteBuilder.shard(of: scratch.root + "/flows/f\($0).md") }
+        let changed = try #require(shards.indices.first { n in shards.indices.contains { $0 != n && shards[$0] == shards[n] } })
+        let other = try #require(shards.indices.first { $0 != changed && shards[$0] == shards[changed] })
+        return (changed, other, shards[changed])
+    }
+
+    func revise(_ scratch: Scratch, _ n: Int, _ round: Int) throws {
+        try scratch.write("flows/f\(n).md", sampleSpec(id: "flow-\(n)", title: "Flow \(n), revised \(round)"))
+    }
+
+    @Test func aRebuildTakesTheOtherFlowsEntriesFromTheScript() throws {
+        let scratch = try Scratch()
+        try flows(scratch)
+        #expect(try scratch.build().renderedPages.count == Self.count)
+        let (changed, other, shard) = try sharingAShard(scratch)
+        // The second rebuild updates the tree the first one kept (PreviousTree).
+        for round in 1...2 {
+            try revise(scratch, changed, round)
+            let report = try scratch.build()
+            #expect(report.renderedPages == ["flows/flow-\(changed).html"], "round \(round)")
+            let script = try scratch.read(SiteBuilder.searchShardPath(shard))
+            #expect(script.contains("Flow \(changed), revised \(round)") && script.contains("Flow \(other)"))
+            try behaviour.expectEqualToACleanBuild(scratch)
+        }
+        let index = try Data(contentsOf: URL(fileURLWithPath: scratch.out + "/" + SiteBuilder.searchIndexPath(shard)))
+        #expect(!String(decoding: index, as: UTF8.self).contains("Flow \(other)"), "the index holds no fragment")
+    }
+
+    /// Each edit, as a tool that rewrites the file would make it (a new file in its place).
+    static let edits: [(String, @Sendable (String, Int) -> String)] = [
+        ("minified", { text, _ in text.replacingOccurrences(of: ",\n", with: ",") }),
+        ("same size", { text, other in text.replacingOccurrences(of: "Flow \(other)\"", with: "Flux \(other)\"") }),
+    ]
+
+    func edit(_ scratch: Scratch, shard: Int, other: Int, _ change: @Sendable (String, Int) -> String) throws {
+        let path = scratch.out + "/" + SiteBuilder.searchShardPath(shard)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let edited = change(text, other)
+        #expect(edited != text, "the edit changed nothing")
+        try FileManager.default.removeItem(atPath: path)
+        try Data(edited.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test(arguments: [false, true]) func anEditedScriptMakesTheRebuildAFullOne(keptTree: Bool) throws {
+        for (name, change) in Self.edits {
+            let scratch = try Scratch()
+            try flows(scratch)
+            #expect(try scratch.build().succeeded)
+            let (changed, other, shard) = try sharingAShard(scratch)
+            if keptTree {
+                try revise(scratch, changed, 0)
+                #expect(try scratch.build().renderedPages.count == 1)
+            }
+            try edit(scratch, shard: shard, other: other, change)
+            try revise(scratch, changed, 1)
+            let report = try scratch.build()
+            #expect(report.succeeded)
+            #expect(report.renderedPages.count == Self.count, "\(name): not a full build")
+            #expect(try scratch.read(SiteBuilder.searchShardPath(shard)).contains("Flow \(other)\""), "\(name)")
+            try behaviour.expectEqualToACleanBuild(scratch)
+        }
+    }
+
+    @Test func serveRebuildsInFullAfterAnEditedScript() throws {
+        for (name, change) in Self.edits {
+            let scratch = try Scratch()
+            try flows(scratch)
+            var options = scratch.options()
+            options.memory = SiteBuildMemory()
+            let builder = SiteBuilder(options: options)
+            #expect(try builder.build().succeeded)
+            let (changed, other, shard) = try sharingAShard(scratch)
+            try revise(scratch, changed, 0)
+            #expect(try builder.build().renderedPages.count == 1)
+            options.memory?.settle()
+            try edit(scratch, shard: shard, other: other, change)
+            try revise(scratch, changed, 1)
+            let report = try builder.build()
+            #expect(report.renderedPages.count == Self.count, "\(name): not a full build")
+            try behaviour.expectEqualToACleanBuild(scratch)
+        }
+    }
+}
