@@ -11,5 +11,8 @@ import Testing
         }
         #expect(Hex.string([0x00, 0xAB, 0x10, 0xFF]) == "00ab10ff")
         #expect(Hex.string([UInt8]()) == "")
+        // A sequence with no contiguous storage takes the other way to the same text.
+        #expect(Hex.string((0..<4).lazy.map { UInt8($0 * 0x41) }) == "004182c3")
+        #expect(Hex.string(Array(0...255).lazy.map { UInt8($0) }, uppercase: true) == (0...255).map { String(format: "%02X", $0) }.joined())
     }
 }
