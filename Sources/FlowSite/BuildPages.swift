@@ -237,10 +237,11 @@ extension SiteBuilder {
             }
             var error: String?
             if renderSet.contains(work[position]) {
-                let page = renderer.flowPageBytes(flow, translations: Self.translations(of: info, in: groups))
+                let path = temporary + "/flows/" + Self.fileName(info.id)
                 do {
-                    let path = temporary + "/flows/" + Self.fileName(info.id)
-                    try replacing ? FileSystem.replace(page, at: path) : FileSystem.write(page, to: path)
+                    try renderer.flowPage(flow, translations: Self.translations(of: info, in: groups)) { page in
+                        try replacing ? FileSystem.replace(page, at: path) : FileSystem.write(page, to: path)
+                    }
                 } catch let writeError {
                     error = "\(writeError)"
                 }

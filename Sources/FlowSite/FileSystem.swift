@@ -50,12 +50,16 @@ enum FileSystem {
     }
 
     static func write(_ bytes: [UInt8], to path: String) throws {
+        try bytes.withUnsafeBytes { try write($0, to: path) }
+    }
+
+    static func write(_ bytes: UnsafeRawBufferPointer, to path: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Error(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw Error(description: "cannot write \(path): \(String(cString: strerror(errno)))")
@@ -73,6 +77,10 @@ enum FileSystem {
     /// keeps a second name until a background thread unlinks it: renaming over a large file
     /// otherwise frees its blocks inside the rename (2 ms for a 1.8 MB search shard; strace).
     static func replace(_ bytes: [UInt8], at path: String) throws {
+        try bytes.withUnsafeBytes { try replace($0, at: path) }
+    }
+
+    static func replace(_ bytes: UnsafeRawBufferPointer, at path: String) throws {
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) } ?? path.startIndex
         let hidden = String(path[..<slash]) + "." + String(path[slash...])
         let temporary = hidden + ".tmp-\(getpid())"

@@ -32,6 +32,11 @@ extension PageRenderer {
     }
 
     func flowPageBytes(_ flow: Flow, translations: [TranslationLink]) -> [UInt8] {
+        flowPage(flow, translations: translations) { Array($0) }
+    }
+
+    /// The page, lent to `body` where it was written (a build writes it to its file from there).
+    func flowPage<Result>(_ flow: Flow, translations: [TranslationLink], _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         let labels = theme.labels(for: flow.lang)
         var context = baseContext(lang: flow.lang, root: "../", labels: labels)
         let flowResult = results?.result(for: flow.id)
@@ -69,7 +74,7 @@ extension PageRenderer {
         context["tokenRules"] = .list(tokenRulesContext(flow, labels: labels, result: flowResult))
         context["results"] = resultsSummary(flowResult, labels: labels)
         context["toc"] = .list(tableOfContents(flow, sections, labels: labels, result: flowResult))
-        return render(context, template: "flow")
+        return try render(context, template: "flow", body)
     }
 
     /// The prose sections before and after the steps, and the one that hosts the token rules.

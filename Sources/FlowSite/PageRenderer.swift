@@ -30,10 +30,18 @@ struct PageRenderer: Sendable {
     var templateObserver: (@Sendable (TemplateValue, String, [UInt8]) -> Void)? = nil
 
     func render(_ context: TemplateFields, template: String, capacity: Int = 16 * 1024) -> [UInt8] {
+        render(context, template: template, capacity: capacity) { Array($0) }
+    }
+
+    /// Renders a template and lends the bytes to `body` where they were written.
+    func render<Result>(
+        _ context: TemplateFields, template: String, capacity: Int = 16 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
         let value = TemplateValue.object(context)
-        let bytes = theme.render(value, template: template, capacity: capacity)
-        templateObserver?(value, template, bytes)
-        return bytes
+        return try theme.library.render(value, template: template, capacity: capacity) { bytes in
+            templateObserver?(value, template, Array(bytes))
+            return try body(bytes)
+        }
     }
 
     func renderString(_ context: TemplateFields, template: String) -> String {

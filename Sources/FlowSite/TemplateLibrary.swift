@@ -17,13 +17,21 @@ struct TemplateLibrary: Sendable {
     /// Renders a template; an unknown name renders nothing. `capacity`: the bytes expected (a
     /// page that holds a large part, such as the index's cards, is not grown by doubling).
     func render(_ context: TemplateValue, template name: String, capacity: Int = 16 * 1024) -> [UInt8] {
-        guard let template = templates[name] else { return [] }
+        render(context, template: name, capacity: capacity) { Array($0) }
+    }
+
+    /// Renders a template and lends the bytes to `body` where they were written.
+    func render<Result>(
+        _ context: TemplateValue, template name: String, capacity: Int = 16 * 1024, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
         var out = OutputBytes(capacity: capacity)
-        withUnsafePointer(to: context) { root in
-            var state = RenderState(stack: [root], indentation: [], inherited: nil)
-            run(template, 0..<template.ops.count, &state, into: &out)
+        if let template = templates[name] {
+            withUnsafePointer(to: context) { root in
+                var state = RenderState(stack: [root], indentation: [], inherited: nil)
+                run(template, 0..<template.ops.count, &state, into: &out)
+            }
         }
-        return out.bytes
+        return try out.withBytes(body)
     }
 
     /// An override's operations, in the template that defines it.
