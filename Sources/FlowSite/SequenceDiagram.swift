@@ -32,7 +32,7 @@ struct SequenceDiagram {
     private let selfLabelOffset = 44
     private let nameMaxWidth = 216
 
-    private struct Participants {
+    fileprivate struct Participants {
         var names: [String] = []
         var ids: [String] = []
         var roles: [String] = []
@@ -41,7 +41,7 @@ struct SequenceDiagram {
         var count: Int { max(ids.count, 1) }
     }
 
-    private struct Message {
+    fileprivate struct Message {
         let step: Step
         let from: Int
         let to: Int
@@ -51,7 +51,7 @@ struct SequenceDiagram {
         var isSelf: Bool { from == to }
     }
 
-    private struct Branch {
+    fileprivate struct Branch {
         let alternate: Alternate
         let conditionLines: [String]
         let targetLines: [String]
@@ -70,12 +70,36 @@ struct SequenceDiagram {
 
     func render() -> String { String(decoding: draw().svg, as: UTF8.self) }
 
-    func draw() -> Drawing {
+    /// What the drawing is made of, found before anything is drawn: the figure around it needs
+    /// the width and the number of participants first.
+    struct Plan {
+        fileprivate let participants: Participants
+        fileprivate let messages: [Message]
+        fileprivate let branches: [Int: [Branch]]
+        fileprivate let xs: [Int]
+        let width: Int
+        var participantCount: Int { participants.ids.count }
+    }
+
+    func plan() -> Plan {
         let participants = self.participants()
         let messages = self.messages(participants)
         let branches = self.branches(messages)
         let (xs, width) = columns(participants, messages, branches)
+        return Plan(participants: participants, messages: messages, branches: branches, xs: xs, width: width)
+    }
 
+    func draw() -> Drawing {
+        let plan = self.plan()
+        var svg = SVGWriter()
+        let height = draw(plan, into: &svg)
+        return Drawing(svg: svg.bytes, width: plan.width, height: height, participants: plan.participantCount)
+    }
+
+    /// Writes the diagram into `svg`; returns its height.
+    @discardableResult
+    func draw(_ plan: Plan, into svg: inout SVGWriter) -> Int {
+        let (participants, messages, branches, xs, width) = (plan.participants, plan.messages, plan.branches, plan.xs, plan.width)
         var body = SVGWriter()
         var y = 8 + boxHeight + 20
         for message in messages {
@@ -89,7 +113,6 @@ struct SequenceDiagram {
         let height = bottomBoxY + boxHeight + 8
 
         // Participants and lifelines go first, so messages paint over them.
-        var svg = SVGWriter()
         svg.open("svg", [
             "class": "diagram seq", "viewBox": "0 0 \(width) \(height)", "width": .number(width), "height": .number(height),
             "aria-labelledby": "seq-title seq-desc", "role": "group",
@@ -114,7 +137,7 @@ struct SequenceDiagram {
         }
         svg.raw(body)
         svg.close("svg")
-        return Drawing(svg: svg.bytes, width: width, height: height, participants: participants.ids.count)
+        return height
     }
 
     private func marker(_ id: String, className: String) -> String {

@@ -61,16 +61,32 @@ struct StateDiagram {
     /// The diagram (UTF-8 markup) and its natural width in px (an empty drawing for a flow
     /// without states).
     func draw() -> (svg: [UInt8], width: Int) {
-        let machine = self.machine ?? StateMachine(flow: flow)
-        guard let start = machine.start else { return ([], 0) }
-        var layout = StateLayout(diagram: self, machine: machine, outcomeLabel: { labels["end"] + ": " + $0.rawValue })
-        layout.run()
-        return (draw(layout, machine: machine, start: start), layout.width)
+        guard let plan = self.plan() else { return ([], 0) }
+        var svg = SVGWriter()
+        draw(plan, into: &svg)
+        return (svg.bytes, plan.layout.width)
     }
 
-    private func draw(_ layout: StateLayout, machine: StateMachine, start: Int) -> [UInt8] {
+    /// The laid-out states, before anything is drawn (nil for a flow without states): the
+    /// figure around the drawing needs its width first.
+    struct Plan {
+        let layout: StateLayout
+        let machine: StateMachine
+        let start: Int
+    }
+
+    func plan() -> Plan? {
+        let machine = self.machine ?? StateMachine(flow: flow)
+        guard let start = machine.start else { return nil }
+        var layout = StateLayout(diagram: self, machine: machine, outcomeLabel: { labels["end"] + ": " + $0.rawValue })
+        layout.run()
+        return Plan(layout: layout, machine: machine, start: start)
+    }
+
+    /// Writes the diagram into `svg`.
+    func draw(_ plan: Plan, into svg: inout SVGWriter) {
+        let (layout, machine, start) = (plan.layout, plan.machine, plan.start)
         let nodes = layout.nodes
-        var svg = SVGWriter()
         svg.open("svg", [
             "class": "diagram states", "viewBox": "0 0 \(layout.width) \(layout.height)", "width": .number(layout.width), "height": .number(layout.height),
             "aria-labelledby": "st-title st-desc", "role": "group",
@@ -144,7 +160,6 @@ struct StateDiagram {
             svg.close("g")
         }
         svg.close("svg")
-        return svg.bytes
     }
 
     private func routeName(_ route: Route) -> StaticString {
