@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Yams
 
 /// Decodes a composed YAML tree as Yams' `YAMLDecoder` does, without what makes it slow on an
@@ -273,6 +274,24 @@ private struct FastUnkeyedContainer: UnkeyedDecodingContainer {
 
 /// Yams' `_typeMismatch`, word for word.
 private func typeMismatch(_ codingPath: [CodingKey], expectation: Any.Type, reality: Any) -> DecodingError {
-    let description = "Expected to decode \(expectation) but found \(type(of: reality)) instead."
+    let realityType = type(of: reality)
+    let key = TypeMismatchKey(expectation: ObjectIdentifier(expectation), reality: ObjectIdentifier(realityType))
+    // The message names both types, and naming a type at run time is not cheap: an OpenAPI
+    // description's `example` values are decoded by trying types in turn (OpenAPIKit's
+    // AnyCodable), 13 000 mismatches for two small descriptions, 20 M instructions when each
+    // message was made anew. Each pair's message is made once.
+    let description = typeMismatchMessages.withLock { known in
+        if let message = known[key] { return message }
+        let message = "Expected to decode \(expectation) but found \(realityType) instead."
+        known[key] = message
+        return message
+    }
     return .typeMismatch(expectation, DecodingError.Context(codingPath: codingPath, debugDescription: description))
 }
+
+private struct TypeMismatchKey: Hashable {
+    let expectation: ObjectIdentifier
+    let reality: ObjectIdentifier
+}
+
+private let typeMismatchMessages = Mutex<[TypeMismatchKey: String]>([:])
