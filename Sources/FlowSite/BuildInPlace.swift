@@ -52,10 +52,7 @@ extension SiteBuilder {
                 _ = try? index.value()
                 throw error
             }
-            for (shard, files) in search.written.sorted(by: { $0.key < $1.key }) {
-                try FileSystem.replace(files.js, at: output + "/" + Self.searchShardPath(shard))
-                try FileSystem.replace(files.index, at: output + "/" + Self.searchIndexPath(shard))
-            }
+            try writeSearchShards(search, root: output, replacing: true)
             try index.value()
             removeStale(infos, pages: pages, setup: setup, output: output)
             timer.mark("index+search")

@@ -18,14 +18,16 @@ extension SiteBuilder {
     enum MadeShard: Sendable {
         /// The previous build's script and index are kept.
         case kept
-        case written(js: [UInt8], index: [UInt8], fragments: [String: [UInt8]])
+        /// To be written (`writeSearchShards`): the flows' fragments in index order, and (for
+        /// `serve`'s memory) by path.
+        case written(lines: [(path: String, fragment: [UInt8])], fragments: [String: [UInt8]])
         /// The previous script, which unchanged flows' fragments come from, is missing or not
         /// the one its index describes.
         case unrecoverable
     }
 
     struct SearchShardFiles: Sendable {
-        var written: [Int: (js: [UInt8], index: [UInt8], fragments: [String: [UInt8]])]
+        var written: [Int: (lines: [(path: String, fragment: [UInt8])], fragments: [String: [UInt8]])]
         var reused: [Int]
     }
 
@@ -137,15 +139,15 @@ extension SiteBuilder {
         for (shard, outcome) in made.values.enumerated() {
             switch outcome {
             case .kept: files.reused.append(shard)
-            case .written(let js, let index, let fragments): files.written[shard] = (js, index, fragments)
+            case .written(let lines, let fragments): files.written[shard] = (lines, fragments)
             case .unrecoverable: throw SiteBuildError.previousSearchUnusable
             }
         }
         return files
     }
 
-    /// One shard's script, its index (`SearchShardScript`), and (for `serve`'s memory) the
-    /// fragments; nil when unchanged flows' fragments cannot be taken from the previous script.
+    /// One shard's fragments, to be written as its script and index (`SearchShardScript`);
+    /// `.unrecoverable` when unchanged flows' fragments cannot be taken from the previous script.
     private func searchShard(_ shard: Int, members: [Int], _ infos: [FlowInfo], output: String) -> MadeShard {
         var fragments: [String: [UInt8]] = [:]
         if members.contains(where: { infos[$0].flow == nil }) {
@@ -160,10 +162,29 @@ extension SiteBuilder {
             lines.append((infos[index].path, fragment))
             if options.memory != nil { written[infos[index].path] = fragment }
         }
-        // Written as bytes: at 2 000 flows a shard is over a megabyte, and joining it as
-        // Strings then converting it cost more than the rest of the shard's work.
-        let (js, index) = SearchShardScript.make(shard: shard, lines)
-        return .written(js: js, index: index, fragments: written)
+        return .written(lines: lines, fragments: written)
+    }
+
+    /// Writes each shard to write as its script, then its index, on all cores; a script is
+    /// written in pieces, never put together whole (27 MB at 2 000 flows). `replacing`: into
+    /// the served site itself, each file replaced atomically.
+    func writeSearchShards(_ search: SearchShardFiles, root: String, replacing: Bool) throws {
+        let shards = search.written.keys.sorted()
+        let failures = OrderedSlots<String?>(count: shards.count)
+        DispatchQueue.concurrentPerform(iterations: shards.count) { position in
+            let shard = shards[position]
+            let lines = search.written[shard]!.lines
+            let script = root + "/" + Self.searchShardPath(shard), indexPath = root + "/" + Self.searchIndexPath(shard)
+            do {
+                let produce = { (sink: (UnsafeRawBufferPointer) throws -> Void) in try SearchShardScript.write(shard: shard, lines, to: sink) }
+                let index = try replacing ? FileSystem.replace(at: script, produce) : FileSystem.write(to: script, produce)
+                try replacing ? FileSystem.replace(index, at: indexPath) : FileSystem.write(index, to: indexPath)
+                failures.set(position, nil)
+            } catch {
+                failures.set(position, "\(error)")
+            }
+        }
+        if let failure = failures.values.lazy.compactMap({ $0 }).first { throw SiteBuildError(failure) }
     }
 
     /// A search shard's fragments by spec path, taken from its script through its index: as the

@@ -28,10 +28,7 @@ extension SiteBuilder {
             try FileSystem.linkOrCopy(output + "/" + Self.searchShardPath(shard), to: temporary + "/" + Self.searchShardPath(shard))
             try FileSystem.linkOrCopy(output + "/" + Self.searchIndexPath(shard), to: temporary + "/" + Self.searchIndexPath(shard))
         }
-        for (shard, files) in search.written.sorted(by: { $0.key < $1.key }) {
-            try FileSystem.write(files.js, to: temporary + "/" + Self.searchShardPath(shard))
-            try FileSystem.write(files.index, to: temporary + "/" + Self.searchIndexPath(shard))
-        }
+        try writeSearchShards(search, root: temporary, replacing: false)
     }
 
     /// The files every build writes whole, by path in the site: the index, search and not-found

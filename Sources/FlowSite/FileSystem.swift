@@ -54,17 +54,25 @@ enum FileSystem {
     }
 
     static func write(_ bytes: UnsafeRawBufferPointer, to path: String) throws {
+        try write(to: path) { sink in try sink(bytes) }
+    }
+
+    /// Makes a file of what `produce` hands its sink, piece by piece (a file never put together
+    /// whole in memory); returns what `produce` returns.
+    static func write<Result>(to path: String, _ produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Result) throws -> Result {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Error(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Error(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+        return try produce { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw Error(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+                }
+                offset += n
             }
-            offset += n
         }
     }
 
@@ -81,15 +89,29 @@ enum FileSystem {
     }
 
     static func replace(_ bytes: UnsafeRawBufferPointer, at path: String) throws {
+        try replace(at: path) { sink in try sink(bytes) }
+    }
+
+    /// `replace`, of what `produce` hands its sink piece by piece; returns what `produce` returns.
+    static func replace<Result>(at path: String, _ produce: ((UnsafeRawBufferPointer) throws -> Void) throws -> Result) throws -> Result {
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path.utf8.index(after: $0) } ?? path.startIndex
         let hidden = String(path[..<slash]) + "." + String(path[slash...])
         let temporary = hidden + ".tmp-\(getpid())"
         let old = hidden + ".old-\(getpid())"
         do {
-            try write(bytes, to: temporary)
-            let kept = bytes.count >= 65_536 && link(path, old) == 0
+            var size = 0
+            let result = try write(to: temporary) { sink in
+                try withoutActuallyEscaping(sink) { sink in
+                    try produce { bytes in
+                        size += bytes.count
+                        try sink(bytes)
+                    }
+                }
+            }
+            let kept = size >= 65_536 && link(path, old) == 0
             try rename(temporary, path)
             if kept { DispatchQueue.global(qos: .utility).async(group: pendingUnlinks) { _ = unlink(old) } }
+            return result
         } catch {
             unlink(temporary)
             unlink(old)

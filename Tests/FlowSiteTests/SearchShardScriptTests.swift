@@ -23,7 +23,7 @@ import TestSupport
         for round in 0..<300 {
             let shard = round % SiteBuilder.searchShards
             let lines = Self.lines(&generator)
-            let (js, index) = SearchShardScript.make(shard: shard, lines)
+            let (js, index) = try SearchShardScript.make(shard: shard, lines)
             // The script as the site has always written it: prefix, non-empty fragments joined, end.
             let expected = "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n"
                 + "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n"
@@ -37,12 +37,34 @@ import TestSupport
         }
     }
 
+    /// A script larger than the pieces it is written in: handed on in pieces of exactly
+    /// `chunkSize` bytes but the last, and read back whole.
+    @Test func aLargeScriptIsWrittenInPieces() throws {
+        var generator = SplitMix(seed: 16)
+        let lines: [(path: String, fragment: [UInt8])] = (0..<40).map { number in
+            let size = Int.random(in: 0...60_000, using: &generator)
+            let text = "[" + String(repeating: "é,\n", count: size / 4) + "]"
+            return ("flows/\(number).md", size == 0 ? [] : Array(text.utf8))
+        }
+        var pieces: [Int] = []
+        var script: [UInt8] = []
+        let index = try SearchShardScript.write(shard: 5, lines) { piece in
+            pieces.append(piece.count)
+            script.append(contentsOf: piece)
+        }
+        #expect(pieces.count > 3)
+        #expect(pieces.dropLast().allSatisfy { $0 == SearchShardScript.chunkSize })
+        #expect(try SearchShardScript.make(shard: 5, lines) == (script, index))
+        let back = try #require(SearchShardScript.fragments(shard: 5, index: index, script: script))
+        #expect(back == Dictionary(lines.map { ($0.path, $0.fragment) }, uniquingKeysWith: { _, last in last }))
+    }
+
     @Test func aScriptThatIsNotTheIndexedOneGivesNothing() throws {
         var generator = SplitMix(seed: 15)
         for round in 0..<200 {
             let shard = round % SiteBuilder.searchShards
             let lines = Self.lines(&generator)
-            let (js, index) = SearchShardScript.make(shard: shard, lines)
+            let (js, index) = try SearchShardScript.make(shard: shard, lines)
             var changed = js
             let position = Int.random(in: 0..<js.count, using: &generator)
             changed[position] = changed[position] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
@@ -63,7 +85,7 @@ import TestSupport
         #expect(SearchShardScript.digest(Array(text.dropLast())) != SearchShardScript.digest(text))
         // A minifier's edit: the separators' line breaks gone.
         let lines: [(path: String, fragment: [UInt8])] = [("a.md", Array("[1]".utf8)), ("b.md", Array("[2]".utf8))]
-        let (js, index) = SearchShardScript.make(shard: 3, lines)
+        let (js, index) = try SearchShardScript.make(shard: 3, lines)
         let minified = Array(String(decoding: js, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",").utf8)
         #expect(SearchShardScript.fragments(shard: 3, index: index, script: minified) == nil)
     }
