@@ -18,18 +18,28 @@ import TestSupport
         }
     }
 
-    @Test func theScriptIsTheFragmentsJoinedAndTheIndexGivesThemBack() throws {
-        var generator = SplitMix(seed: 14)
-        for round in 0..<300 {
+    /// Random shards, each with its number, its lines, and its script and index as made.
+    static func forEachShard(seed: UInt64, rounds: Int, _ body: (inout SplitMix, Int, [(path: String, fragment: [UInt8])], [UInt8], [UInt8]) throws -> Void) throws {
+        var generator = SplitMix(seed: seed)
+        for round in 0..<rounds {
             let shard = round % SiteBuilder.searchShards
             let lines = Self.lines(&generator)
             let (js, index) = try SearchShardScript.make(shard: shard, lines)
-            // The script as the site has always written it: prefix, non-empty fragments joined, end.
-            let expected = "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n"
-                + "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n"
-                + lines.filter { !$0.fragment.isEmpty }.map { String(decoding: $0.fragment, as: UTF8.self) }.joined(separator: ",\n")
-                + "\n]);\n"
-            #expect(String(decoding: js, as: UTF8.self) == expected)
+            try body(&generator, shard, lines, js, index)
+        }
+    }
+
+    /// The script as the site has always written it: prefix, non-empty fragments joined, end.
+    static func expectedScript(shard: Int, _ lines: [(path: String, fragment: [UInt8])]) -> String {
+        "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n"
+            + "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n"
+            + lines.filter { !$0.fragment.isEmpty }.map { String(decoding: $0.fragment, as: UTF8.self) }.joined(separator: ",\n")
+            + "\n]);\n"
+    }
+
+    @Test func theScriptIsTheFragmentsJoinedAndTheIndexGivesThemBack() throws {
+        try Self.forEachShard(seed: 14, rounds: 300) { _, shard, lines, js, index in
+            #expect(String(decoding: js, as: UTF8.self) == Self.expectedScript(shard: shard, lines))
             let back = try #require(SearchShardScript.fragments(shard: shard, index: index, script: js))
             #expect(back == Dictionary(lines.map { ($0.path, $0.fragment) }, uniquingKeysWith: { _, last in last }))
             // The index holds no fragment: it stays small whatever the script's size.
@@ -54,17 +64,13 @@ import TestSupport
         }
         #expect(pieces.count > 3)
         #expect(pieces.dropLast().allSatisfy { $0 == SearchShardScript.chunkSize })
-        #expect(try SearchShardScript.make(shard: 5, lines) == (script, index))
+        #expect(String(decoding: script, as: UTF8.self) == Self.expectedScript(shard: 5, lines))
         let back = try #require(SearchShardScript.fragments(shard: 5, index: index, script: script))
         #expect(back == Dictionary(lines.map { ($0.path, $0.fragment) }, uniquingKeysWith: { _, last in last }))
     }
 
     @Test func aScriptThatIsNotTheIndexedOneGivesNothing() throws {
-        var generator = SplitMix(seed: 15)
-        for round in 0..<200 {
-            let shard = round % SiteBuilder.searchShards
-            let lines = Self.lines(&generator)
-            let (js, index) = try SearchShardScript.make(shard: shard, lines)
+        try Self.forEachShard(seed: 15, rounds: 200) { generator, shard, _, js, index in
             var changed = js
             let position = Int.random(in: 0..<js.count, using: &generator)
             changed[position] = changed[position] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
