@@ -47,12 +47,12 @@ extension SiteBuilder {
             let search: SearchShardFiles
             do {
                 search = try searchShardFiles(infos, order: order, previous: previous, output: output)
+                try writeSearchShards(search, root: output, replacing: true)
             } catch {
                 // (Nothing may still be writing into the site once this returns.)
                 _ = try? index.value()
                 throw error
             }
-            try writeSearchShards(search, root: output, replacing: true)
             try index.value()
             removeStale(infos, pages: pages, setup: setup, output: output)
             timer.mark("index+search")

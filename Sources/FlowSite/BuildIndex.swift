@@ -13,7 +13,6 @@ extension SiteBuilder {
         var shardList: String
     }
 
-    /// The search shards to write (script and its index) and the ones to link unchanged.
     /// What became of one search shard.
     enum MadeShard: Sendable {
         /// The previous build's script and index are kept.
@@ -26,6 +25,7 @@ extension SiteBuilder {
         case unrecoverable
     }
 
+    /// The search shards to write (script and its index) and the ones to link unchanged.
     struct SearchShardFiles: Sendable {
         var written: [Int: (lines: [(path: String, fragment: [UInt8])], fragments: [String: [UInt8]])]
         var reused: [Int]
