@@ -70,7 +70,7 @@ struct ImportCommand: ParsableCommand {
     }
 
     private func importArazzo(_ bytes: [UInt8], color: Bool) throws {
-        let folder = (input as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: input)
         let result = ArazzoImporter().importDocument(bytes: bytes, file: input) { url in
             guard !url.contains("://") else { return nil }
             return FileManager.default.contents(atPath: (folder as NSString).appendingPathComponent(url)).map { [UInt8]($0) }

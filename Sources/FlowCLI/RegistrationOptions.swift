@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowMocks
+import FlowModel
 import Foundation
 
 /// The backend's client registrations at the mock providers, shared by `check` and `mock`:
@@ -40,7 +41,7 @@ struct RegistrationOptions: ParsableArguments {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ClientRegistration.LoadError(description: "--registration \(path): cannot read the file")
             }
-            let directory = (path as NSString).deletingLastPathComponent
+            let directory = PathText.folder(of: path)
             return try ClientRegistration.load(json: Array(data), directory: directory, environment: environment, source: "--registration \(path)")
         }
         guard let clientID, let teamID, let keyID, let keyPath = clientPublicKey else { return [] }

@@ -43,32 +43,15 @@ public enum APIDescriptionLoader {
 
     /// Where `openapi:` of a spec at `specFile` points: relative to the spec's folder.
     public static func resolve(_ written: String, specFile: String) -> Result<String, APIDescriptionProblem> {
-        if written.contains("://") {
+        if written.utf8Contains("://") {
             return .failure(APIDescriptionProblem("openapi: '\(written)' is a URL; flowspec reads a file in the repository",
                                                   hint: "save the description beside the specs and write its path relative to this spec"))
         }
-        if written.hasPrefix("/") {
+        if written.utf8.first == UInt8(ascii: "/") {
             return .failure(APIDescriptionProblem("openapi: '\(written)' is an absolute path",
                                                   hint: "write the path relative to this spec, e.g. `openapi: ../openapi/backend.yaml`"))
         }
-        let folder = (specFile as NSString).deletingLastPathComponent
-        return .success(lexicallyNormalized(folder.isEmpty ? written : folder + "/" + written))
-    }
-
-    /// `flows/../openapi/x.yaml` → `openapi/x.yaml`: `.` and `name/..` removed from the text
-    /// (no symbolic links followed), so messages name the file as a reader would.
-    static func lexicallyNormalized(_ path: String) -> String {
-        var kept: [Substring] = []
-        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
-            if component == "." { continue }
-            if component == "..", let last = kept.last, last != ".." {
-                kept.removeLast()
-                continue
-            }
-            kept.append(component)
-        }
-        let joined = kept.joined(separator: "/")
-        return path.hasPrefix("/") ? "/" + joined : (joined.isEmpty ? "." : joined)
+        return .success(PathText.resolved(written, relativeTo: specFile))
     }
 
     /// Descriptions decoded by this process, by path, with the exact text each was decoded from:

@@ -47,7 +47,7 @@ public struct ProviderCatalog: Sendable {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-            let directory = isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent
+            let directory = isDirectory.boolValue ? path : PathText.folder(of: path)
             let normalized = directory.isEmpty ? "." : directory
             if !directories.contains(normalized) { directories.append(normalized) }
         }

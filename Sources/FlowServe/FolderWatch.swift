@@ -38,12 +38,12 @@ final class FolderWatch: Sendable {
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
                 Self.folders(under: path, into: &all)
             } else {
-                let parent = (path as NSString).deletingLastPathComponent
+                let parent = PathText.folder(of: path)
                 // A missing file or folder is watched through the nearest folder that exists,
                 // so its creation is seen.
                 var folder = parent.isEmpty ? "." : parent
                 while !FileManager.default.fileExists(atPath: folder), folder != "/", folder != "." {
-                    let up = (folder as NSString).deletingLastPathComponent
+                    let up = PathText.folder(of: folder)
                     folder = up.isEmpty ? "." : up
                 }
                 all.insert(folder)

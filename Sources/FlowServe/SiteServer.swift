@@ -138,7 +138,7 @@ public struct SiteServer: Sendable {
     /// assets, the descriptions and profiles the last build read (not the output folder).
     func watchedPaths(descriptions: [String]) -> [String] {
         let config = options.configPath ?? "site/site.yml"
-        let siteDirectory = (config as NSString).deletingLastPathComponent
+        let siteDirectory = PathText.folder(of: config)
         let site = siteDirectory.isEmpty ? "." : siteDirectory
         return SiteBuilder.specInputs(options) + [config, site + "/theme", site + "/assets"] + descriptions
     }
@@ -148,7 +148,7 @@ public struct SiteServer: Sendable {
         let specs = SpecSnapshot.take(SiteBuilder.specInputs(options))
         let config = options.configPath ?? "site/site.yml"
         var site = [config]
-        let siteDirectory = (config as NSString).deletingLastPathComponent
+        let siteDirectory = PathText.folder(of: config)
         for directory in ["theme", "assets"] {
             let path = (siteDirectory.isEmpty ? "." : siteDirectory) + "/" + directory
             if let enumerator = FileManager.default.enumerator(atPath: path) {

@@ -100,6 +100,21 @@ import Testing
         #expect(try run(["lint", directory.path, "--strict"]).status == 1)
     }
 
+    /// A spec given by a one-character path that names an OpenAPI description: Foundation's
+    /// `deletingLastPathComponent` trapped on the path (exit 132) where lint now says the
+    /// description is missing.
+    @Test func aOneCharacterSpecPathIsLinted() throws {
+        let spec = try String(contentsOf: packageRoot.appendingPathComponent("flows/apple-sign-in-web.md"), encoding: .utf8)
+        #expect(spec.contains("openapi: ../openapi/"))
+        let directory = try temporaryDirectory(["a": Array(spec.utf8)])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        let result = try runProcess(Self.binary.path, ["lint", "a"], environment: environment, currentDirectory: directory)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("a:") && result.output.contains("../openapi/"), "\(result.output)")
+    }
+
     @Test func unusableInputExitsTwo() throws {
         let directory = try temporaryDirectory(["bin.md": [0x00, 0xFF, 0x10], "latin1.md": [0x2D, 0xFC, 0x0A]])
         defer { try? FileManager.default.removeItem(at: directory) }
