@@ -1,4 +1,5 @@
 import FlowModel
+import Foundation
 
 /// Work bounds checked on the raw lines **before** cmark-gfm sees a spec.
 ///
@@ -24,18 +25,24 @@ package enum InputBounds {
         var cells = 0
         var line = 1
         while line <= source.lineCount {
-            let bytes = source.lineBytes(line)
-            // The `>` markers among the line's leading spaces, tabs and markers.
-            var quotes = 0
-            for byte in bytes {
-                if byte == UInt8(ascii: ">") { quotes += 1 } else if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { break }
+            // The `>` markers among the line's leading spaces, tabs and markers, and whether it
+            // has a `|`: read in place (most lines are only this).
+            let range = source.lineRange(line)
+            let (quotes, hasPipe) = source.bytes.withUnsafeBufferPointer { buffer in
+                var quotes = 0
+                for index in range {
+                    let byte = buffer[index]
+                    if byte == UInt8(ascii: ">") { quotes += 1 } else if byte != UInt8(ascii: " "), byte != UInt8(ascii: "\t") { break }
+                }
+                let bytes = UnsafeBufferPointer(rebasing: buffer[range])
+                return (quotes, bytes.baseAddress.map { memchr($0, Int32(UInt8(ascii: "|")), bytes.count) != nil } ?? false)
             }
             if quotes > maximumQuoteDepth {
                 return Diagnostic(.workBound, severity: .error, location: source.location(line: line, column: 1),
                     message: "block quotes nested \(quotes) deep; flowspec reads at most \(maximumQuoteDepth)",
                     hint: "no flow spec needs this; is the file generated?")
             }
-            if line < source.lineCount, bytes.containsByte(UInt8(ascii: "|")), let columns = delimiterColumns(containerStripped(source.lineBytes(line + 1))) {
+            if line < source.lineCount, hasPipe, let columns = delimiterColumns(containerStripped(source.lineBytes(line + 1))) {
                 if columns > maximumColumns {
                     return Diagnostic(.workBound, severity: .error, location: source.location(line: line, column: 1),
                         message: "table has \(columns) columns; flowspec reads at most \(maximumColumns)",
@@ -46,9 +53,9 @@ package enum InputBounds {
                 // cmark-gfm builds every cell a row line writes (a linked list, appended to from
                 // its head: quadratic in the cells of one line) before it trims the row to the
                 // header's width, so the cells written per line are bounded too.
-                var widest = (line, bytes.filter { $0 == UInt8(ascii: "|") }.count)
+                var widest = (line, pipes(in: source.lineBytes(line)))
                 while next <= source.lineCount, !source.lineBytes(next).allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
-                    let pipes = source.lineBytes(next).filter { $0 == UInt8(ascii: "|") }.count
+                    let pipes = pipes(in: source.lineBytes(next))
                     if pipes > widest.1 { widest = (next, pipes) }
                     rows += 1
                     next += 1
@@ -96,8 +103,16 @@ package enum InputBounds {
         }
     }
 
+    static func pipes(in bytes: ArraySlice<UInt8>) -> Int {
+        bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "|") ? 1 : 0) }
+    }
+
     /// The number of cells of a GFM delimiter row (`| --- | :-: |`), nil when it is not one.
     static func delimiterColumns(_ bytes: ArraySlice<UInt8>) -> Int? {
+        // A delimiter row has no other bytes than these; every other line with a `|` (a table's
+        // rows) is told apart here without copying it.
+        guard bytes.allSatisfy({ $0 == UInt8(ascii: "|") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
+        else { return nil }
         var text = Array(bytes)
         while let last = text.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { text.removeLast() }
         while let first = text.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { text.removeFirst() }

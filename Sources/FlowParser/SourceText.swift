@@ -31,11 +31,16 @@ package struct SourceText: Sendable {
 
     /// Bytes of a 1-based line, without its line terminator (`\n` or `\r\n`).
     func lineBytes(_ line: Int) -> ArraySlice<UInt8> {
-        guard line >= 1, line <= lineStarts.count else { return [] }
+        bytes[lineRange(line)]
+    }
+
+    /// Where `lineBytes(line)` is in `bytes` (empty for a line that does not exist).
+    func lineRange(_ line: Int) -> Range<Int> {
+        guard line >= 1, line <= lineStarts.count else { return 0..<0 }
         let start = lineStarts[line - 1]
         var end = line < lineStarts.count ? lineStarts[line] - 1 : bytes.count
         if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        return bytes[start..<max(start, end)]
+        return start..<max(start, end)
     }
 
     /// The bytes of `line` from code-point column `column` on (empty past its end).
