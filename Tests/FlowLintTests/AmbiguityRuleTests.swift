@@ -110,4 +110,18 @@ import Testing
         }
         #expect(byteAnswered > 1000)
     }
+
+    /// Bodies are trimmed as Foundation's `whitespacesAndNewlines` trims them, ASCII ones on the
+    /// Character-level path: random texts of whitespace, CR LF and non-ASCII at either end.
+    @Test func bodiesTrimAsFoundationTrims() {
+        let alphabet = [" ", "\t", "\n", "\r", "\r\n", "\u{B}", "\u{C}", "a", "{", "é", "\u{A0}", "\u{2028}", " \u{301}", "\u{85}", "x y"]
+        var generator = SplitMix(seed: 58)
+        var ascii = 0
+        for _ in 0..<4000 {
+            let body = (0..<Int.random(in: 0...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }.joined()
+            #expect(AmbiguityRule.trimmed(body) == body.trimmingCharacters(in: .whitespacesAndNewlines), "\(body.debugDescription)")
+            if body.utf8.allSatisfy({ $0 < 0x80 }) { ascii += 1 }
+        }
+        #expect(ascii > 200)
+    }
 }

@@ -55,12 +55,19 @@ struct AmbiguityRule: FlowRule {
     static func overlap(_ a: RequestTemplate, _ b: RequestTemplate, variables: [String: String]) -> Bool {
         guard a.method.uppercased() == b.method.uppercased() else { return false }
         guard texts(a.target, b.target, variables: variables) else { return false }
-        let bodyA = (a.body ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        let bodyB = (b.body ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let bodyA = trimmed(a.body ?? "")
+        let bodyB = trimmed(b.body ?? "")
         if let jsonA = json(bodyA, variables: variables), let jsonB = json(bodyB, variables: variables) {
             return values(jsonA, jsonB)
         }
         return texts(bodyA, bodyB, variables: variables)
+    }
+
+    /// Without leading and trailing `whitespacesAndNewlines`. An ASCII body (nearly all) has no
+    /// other whitespace than ASCII's and no Character of more than one scalar but CR LF, so the
+    /// Character-level trim gives the same text at a fraction of Foundation's cost.
+    static func trimmed(_ body: String) -> String {
+        body.utf8.allSatisfy { $0 < 0x80 } ? body.trimmingCharacters() : body.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private static let wildcard = "\u{E000}"
