@@ -157,13 +157,26 @@ public enum MarkdownRenderer {
         return plain
     }
 
-    /// Whether a link target may appear in a page.
+    static let dangerousSchemes = ["javascript:", "vbscript:", "file:", "data:"]
+
+    /// Whether a link target may appear in a page: not one of `dangerousSchemes`, whatever its
+    /// case and the whitespace and NUL written into it. An ASCII target (nearly all) is read on
+    /// its first bytes: its whitespace is ASCII's, and lowering its case is ASCII's. A link of
+    /// 1 KB took 60 000 instructions through `lowercased` and a Character filter.
     public static func isSafeURL(_ url: String) -> Bool {
-        let scheme = url.trimmingCharacters().lowercased().filter { !$0.isWhitespace && $0 != "\u{0}" }
-        for dangerous in ["javascript:", "vbscript:", "file:", "data:"] where scheme.hasPrefix(dangerous) {
-            return false
+        guard url.utf8.allSatisfy({ $0 < 0x80 }) else { return isSafeURLByCharacters(url) }
+        var head: [UInt8] = []
+        for byte in url.utf8 where byte != 0 && byte != 0x20 && !(0x09...0x0D).contains(byte) {
+            head.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
+            if head.count == 11 { break }  // "javascript:", the longest
         }
-        return true
+        return !dangerousSchemes.contains { head.starts(with: $0.utf8) }
+    }
+
+    /// `isSafeURL` on Characters: for any text, and the reference the tests hold the bytes to.
+    static func isSafeURLByCharacters(_ url: String) -> Bool {
+        let scheme = url.trimmingCharacters().lowercased().filter { !$0.isWhitespace && $0 != "\u{0}" }
+        return !dangerousSchemes.contains { scheme.hasPrefix($0) }
     }
 
     private static func neutraliseDangerousLinks(in root: CmarkNode) {
