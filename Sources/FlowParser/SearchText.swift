@@ -58,7 +58,9 @@ private struct SearchTextWriter {
 
     private mutating func putLiteral(_ text: UnsafePointer<CChar>?) {
         guard let text else { return }
-        out.append(contentsOf: UnsafeRawBufferPointer(start: text, count: strlen(text)))
+        // A typed buffer: appended with one copy (a raw buffer went byte by byte).
+        let count = strlen(text)
+        text.withMemoryRebound(to: UInt8.self, capacity: count) { out.append(contentsOf: UnsafeBufferPointer(start: $0, count: count)) }
     }
 
     private mutating func put(_ text: String) { out.append(contentsOf: text.utf8) }
