@@ -208,7 +208,7 @@ struct TemplateLibrary: Sendable {
             return TemplateFields.valuePointer(in: storage, name.key, name: name.name, of: view)
         case .table(let table):
             let table = Unmanaged.passUnretained(table)
-            return table._withUnsafeGuaranteedRef { $0.valuePointer(view.names[Int(name.name)]) }
+            return table._withUnsafeGuaranteedRef { $0.valuePointer(view.names[Int(name.name)], key: name.key) }
         case .string, .bool, .list, .bytes:
             return nil
         }
@@ -235,8 +235,8 @@ extension TemplateFields {
 
 extension TemplateTable {
     /// Where the value of `name` is in the table's storage (see `TemplateLibrary`).
-    func valuePointer(_ name: String) -> UnsafePointer<TemplateValue>? {
-        guard let position = positions[name] else { return nil }
+    func valuePointer(_ name: String, key: TemplateKey) -> UnsafePointer<TemplateValue>? {
+        guard let position = position(of: name, key: key) else { return nil }
         return values.withUnsafeBufferPointer { $0.baseAddress! + position }
     }
 }

@@ -161,6 +161,17 @@ struct TemplateEngineTests {
         try Self.compare(["main": tags + "\n{{#list}}" + tags + "\n{{/list}}{{#abcdefghijklmnoXZ}}{{.}}{{/abcdefghijklmnoXZ}}"], .object(fields))
     }
 
+    /// A label table is searched by key, then by name where keys are equal: the same names, as
+    /// a table, each give their own label, and names it lacks give nothing (the reference
+    /// renderer reads the table as a dictionary).
+    @Test func tableNamesThatShareTheirFirstBytesFindTheirOwnLabel() throws {
+        let names = ["a", "ab", "abcdefgh", "abcdefghi", "abcdefghX", "abcdefghijklmno", "abcdefghijklmnp", "abcdefghijklmnoX",
+                     "abcdefghijklmnoY", "abcdefghijklmnoXZ", "z", "abcdefghijklmnoXYZ_long", "abcdefghijklmnoXYW_long"]
+        let table = TemplateTable(Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, "v\($0)") }))
+        let tags = (names + ["b", "abcdefghijklmnoXYV_long", "abcdefghijklmnoZ"]).map { "{{labels.\($0)}}" }.joined(separator: "|")
+        try Self.compare(["main": tags], ["labels": .table(table)])
+    }
+
     /// `TemplateLibrary` reads a field's value at its entry's address.
     @Test func anEntrysValueIsAtItsAddress() {
         #expect(MemoryLayout<TemplateFields.Entry>.offset(of: \TemplateFields.Entry.value) == 0)
