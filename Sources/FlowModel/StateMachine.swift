@@ -103,7 +103,11 @@ public struct StateMachine: Sendable, Hashable {
 
     /// States from which `target` can be reached in one or more transitions.
     public func predecessors(of target: Int) -> Set<Int> {
-        let incoming = incomingEdges()
+        predecessors(of: target, incoming: incomingEdges())
+    }
+
+    /// `predecessors(of:)` over edges made once (`incomingEdges()`) for many targets.
+    public func predecessors(of target: Int, incoming: StateTable<[Int]>) -> Set<Int> {
         var result = Set<Int>()
         var queue = [target]
         while let state = queue.popLast() {

@@ -18,6 +18,7 @@ struct VariablesRule: FlowRule {
             capturesByStep[step.number, default: []].formUnion(names)
         }
         let knownProvider = VariableReference.providerValues.keys.sorted()
+        var incoming: StateTable<[Int]>?
         for step in flow.steps {
             var references = step.exchange?.references ?? []
             for alternate in step.alternates {
@@ -25,7 +26,9 @@ struct VariablesRule: FlowRule {
                 references += alternate.expectation?.references ?? []
             }
             guard !references.isEmpty else { continue }
-            let predecessors = machine.predecessors(of: step.number).subtracting([step.number])
+            // The edges are made once per flow, for the first step that needs them.
+            if incoming == nil { incoming = machine.incomingEdges() }
+            let predecessors = machine.predecessors(of: step.number, incoming: incoming!).subtracting([step.number])
             let available = predecessors.reduce(into: declared) { $0.formUnion(capturesByStep[$1] ?? []) }
             for reference in references {
                 let name = reference.name
