@@ -172,6 +172,13 @@ struct TemplateEngineTests {
         try Self.compare(["main": tags], ["labels": .table(table)])
     }
 
+    /// A name given twice in a literal keeps its first place and its last value.
+    @Test func aNameGivenTwiceKeepsItsLastValue() {
+        let fields = TemplateFields([("a", "1"), ("b", "2"), ("a", "3"), ("abcdefghijklmnoXZ", "4"), ("abcdefghijklmnoXZ", "5")])
+        #expect(fields.entries.map(\.name) == ["a", "b", "abcdefghijklmnoXZ"])
+        #expect(fields.entries.map { if case .string(let text) = $0.value { text } else { "" } } == ["3", "2", "5"])
+    }
+
     /// `TemplateLibrary` reads a field's value at its entry's address.
     @Test func anEntrysValueIsAtItsAddress() {
         #expect(MemoryLayout<TemplateFields.Entry>.offset(of: \TemplateFields.Entry.value) == 0)
