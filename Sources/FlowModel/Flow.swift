@@ -164,7 +164,7 @@ public struct Markdown: Hashable, Sendable, Codable {
     public var isEmpty: Bool {
         var ascii = true
         for byte in source.utf8 {
-            if byte >= 0x80 { ascii = false } else if byte != 0x20, !(0x09...0x0D).contains(byte) { return false }
+            if byte >= 0x80 { ascii = false } else if !byte.isASCIIWhitespace { return false }
         }
         return ascii || source.allSatisfy(\.isWhitespace)
     }

@@ -81,7 +81,7 @@ extension String {
     /// that could come before it in one Character (a Prepend) is not whitespace.
     private static func byteTrim(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>?? {
         var start = 0
-        while start < bytes.count, isASCIIWhitespace(bytes[start]) { start += 1 }
+        while start < bytes.count, bytes[start].isASCIIWhitespace { start += 1 }
         guard let end = byteTrimEnd(bytes, from: start) else { return nil }
         if start == end { return .some(start..<end) }
         // What the trim stops at must be what the Character trim stops at.
@@ -93,7 +93,7 @@ extension String {
     /// when the bytes cannot tell (see `byteTrim`).
     private static func byteTrimEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var end = bytes.count
-        while end > start, isASCIIWhitespace(bytes[end - 1]) { end -= 1 }
+        while end > start, bytes[end - 1].isASCIIWhitespace { end -= 1 }
         if start == end { return end }
         if end < bytes.count {
             if bytes[end - 1] >= 0x80 { return nil }
@@ -116,8 +116,6 @@ extension String {
         return String(slice)
     }
 
-    @inline(__always)
-    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
 
     /// Unicode's White_Space scalars (a fixed set).
     private static func isWhiteSpaceScalar(_ value: UInt32) -> Bool {
@@ -294,4 +292,11 @@ extension String {
             return String(decoding: out, as: UTF8.self)
         }
     }
+}
+
+extension UInt8 {
+    /// Space, tab, line feed, vertical tab, form feed, carriage return: the ASCII bytes that are
+    /// White_Space (and `Character.isWhitespace`).
+    @inlinable
+    public var isASCIIWhitespace: Bool { self == 0x20 || (0x09...0x0D).contains(self) }
 }

@@ -73,7 +73,7 @@ extension HTTPBlockParser {
         var body: String?
         if lineIndex + 1 < lines.count {
             var end = bytes.count
-            while end > lines[lineIndex + 1].lowerBound, Self.isWhitespace(bytes[end - 1]) { end -= 1 }
+            while end > lines[lineIndex + 1].lowerBound, bytes[end - 1].isASCIIWhitespace { end -= 1 }
             if end > lines[lineIndex + 1].lowerBound {
                 guard bytes[end - 1] < 0x80 else { return nil }
                 body = string(lines[lineIndex + 1].lowerBound..<end)
@@ -97,8 +97,8 @@ extension HTTPBlockParser {
             while end + 1 < line.upperBound, !(bytes[end] == close && bytes[end + 1] == close) { end += 1 }
             guard end + 1 < line.upperBound else { return false }
             var lower = index + 2, upper = end
-            while lower < upper, Self.isWhitespace(bytes[lower]) { lower += 1 }
-            while upper > lower, Self.isWhitespace(bytes[upper - 1]) { upper -= 1 }
+            while lower < upper, bytes[lower].isASCIIWhitespace { lower += 1 }
+            while upper > lower, bytes[upper - 1].isASCIIWhitespace { upper -= 1 }
             guard lower < upper, (lower..<upper).allSatisfy({ Self.isPlaceholderByte(bytes[$0]) }) else { return false }
             let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[lower..<upper]), as: UTF8.self)
             let column = (line.lowerBound..<index).reduce(1) { count, at in bytes[at] & 0xC0 == 0x80 ? count : count + 1 }
@@ -115,7 +115,6 @@ extension HTTPBlockParser {
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0B || byte == 0x0C }
 
     /// ASCII White_Space.
-    private static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
 
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
         (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)

@@ -67,7 +67,7 @@ struct AmbiguityRule: FlowRule {
     /// other whitespace than ASCII's and no Character of more than one scalar but CR LF, so the
     /// Character-level trim gives the same text at a fraction of Foundation's cost.
     static func trimmed(_ body: String) -> String {
-        body.utf8.allSatisfy { $0 < 0x80 } ? body.trimmingCharacters() : body.trimmingCharacters(in: .whitespacesAndNewlines)
+        body.isASCII ? body.trimmingCharacters() : body.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private static let wildcard = "\u{E000}"
