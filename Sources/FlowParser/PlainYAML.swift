@@ -37,6 +37,26 @@ enum PlainYAML {
 
     static func mark(line: Int, column: Int) -> Mark { unsafeBitCast((line, column), to: Mark.self) }
 
+    /// The keys met in one mapping, to find a duplicate: compared one by one while there are
+    /// few (a front matter's mappings have about ten keys; hashing each as a String cost 1 100
+    /// instructions), through a set past sixteen. Equal as Strings are (canonical equivalence),
+    /// as the set compares them.
+    struct MappingKeys {
+        private var list: [String] = []
+        private var set: Set<String> = []
+
+        /// False when `key` was met already.
+        mutating func insert(_ key: String) -> Bool {
+            if list.count < 16 {
+                if list.contains(key) { return false }
+                list.append(key)
+                return true
+            }
+            if set.isEmpty { set = Set(list) }
+            return set.insert(key).inserted
+        }
+    }
+
     struct Line {
         let start: Int
         let end: Int
@@ -122,15 +142,16 @@ enum PlainYAML {
         private mutating func mapping(indent: Int) -> Node? {
             let first = row
             var pairs: [(Node, Node)] = []
-            var keys = Set<String>()
+            var keys = MappingKeys()
             while row < lines.count {
                 let line = lines[row]
                 if line.isBlank { row += 1; continue }
                 if line.indent < indent { break }
                 guard line.indent == indent, let colon = keyEnd(line) else { return nil }
                 let keyStart = line.start + indent
-                let key = scalar(keyStart, colon, .plain, at: row, keyStart)
-                guard keys.insert(string(keyStart, colon)).inserted, let value = value(after: colon + 1, indent: indent) else { return nil }
+                let name = string(keyStart, colon)
+                let key = Node.scalar(Node.Scalar(name, tag, .plain, mark(row, keyStart)))
+                guard keys.insert(name), let value = value(after: colon + 1, indent: indent) else { return nil }
                 pairs.append((key, value))
             }
             guard !pairs.isEmpty else { return nil }
@@ -270,7 +291,7 @@ extension PlainYAML.Reader {
         let isMapping = closing == 0x7D
         var items: [Node] = []
         var pairs: [(Node, Node)] = []
-        var keys = Set<String>()
+        var keys = PlainYAML.MappingKeys()
         var index = start + 1
         let inner = end - 1
         func skipSpaces() { while index < inner, bytes[index] == 0x20 { index += 1 } }
@@ -280,7 +301,7 @@ extension PlainYAML.Reader {
             index = keyEnd
             if isMapping {
                 guard index + 1 < inner, bytes[index] == 0x3A, bytes[index + 1] == 0x20, case .scalar(let name) = key,
-                    keys.insert(name.string).inserted else { return nil }
+                    keys.insert(name.string) else { return nil }
                 index += 1
                 skipSpaces()
                 guard let (value, valueEnd) = flowScalar(from: index, to: inner, stops: 0x2C) else { return nil }

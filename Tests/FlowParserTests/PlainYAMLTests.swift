@@ -119,6 +119,42 @@ import Yams
         #expect(left > 3000, "left \(left)")
     }
 
+    /// Mappings of many keys (past the sixteen that `MappingKeys` compares one by one), block
+    /// and flow, half of them with a key given twice (in a flow mapping, the second time maybe
+    /// as the canonically equivalent decomposed spelling): a duplicate is left to Yams; the
+    /// others give Yams' trees.
+    @Test func manyKeysFindTheirDuplicates() throws {
+        var generator = SplitMix(seed: 47)
+        var left = 0, built = 0
+        for _ in 0..<400 {
+            let flow = Bool.random(using: &generator)
+            let count = Int.random(in: 10...40, using: &generator)
+            var keys = (0..<count).map { "k\($0)" }
+            if flow { keys[0] = "\"\u{E9}\"" }
+            let duplicated = Bool.random(using: &generator)
+            if duplicated {
+                let first = Int.random(in: 0..<(count - 1), using: &generator)
+                let second = Int.random(in: (first + 1)..<count, using: &generator)
+                keys[second] = first == 0 && flow ? "\"e\u{301}\"" : keys[first]
+            }
+            let text = flow ? "m: {" + keys.map { $0 + ": v" }.joined(separator: ", ") + "}\n" : keys.map { $0 + ": v\n" }.joined()
+            let fast = PlainYAML.compose(text)
+            if duplicated {
+                #expect(fast == nil, "\(text.debugDescription)")
+                left += 1
+                continue
+            }
+            guard let fast else {
+                Issue.record("left to Yams without a duplicate: \(text.debugDescription)")
+                continue
+            }
+            built += 1
+            let yams = try Yams.compose(yaml: text, .basic, .default, .utf8)
+            #expect(yams.map { Self.differences(fast, $0) } == [], "\(text.debugDescription)")
+        }
+        #expect(left > 100 && built > 100, "left \(left), built \(built)")
+    }
+
     /// The front matter and `expect` blocks of flows/ are all in the subset (the point of it)
     /// and give Yams' trees.
     @Test func theFlowsAreInTheSubset() throws {
