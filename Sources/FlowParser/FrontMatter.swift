@@ -243,6 +243,7 @@ package struct FrontMatterParser {
             var name = id
             var role: ActorRole?
             if let fields = value.mapping {
+                var hasRole = false
                 for (fieldKey, fieldValue) in fields {
                     let field = fieldKey.scalar?.string ?? ""
                     switch field {
@@ -251,6 +252,7 @@ package struct FrontMatterParser {
                             report(.wrongType, at: location(fieldValue.mark), "actor name must be text")
                         }
                     case "role":
+                        hasRole = true
                         let spelled = fieldValue.scalar?.string ?? ""
                         role = ActorRole(spelling: spelled)
                         if role == nil {
@@ -262,7 +264,7 @@ package struct FrontMatterParser {
                                hint: "actors have `name` and `role`")
                     }
                 }
-                if fields.first(where: { $0.key.scalar?.string == "role" }) == nil {
+                if !hasRole {
                     report(.invalidActor, at: at, "actor '\(id)' has no role", hint: "add `role: person|client|provider|backend`")
                 }
             } else {
