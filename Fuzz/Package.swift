@@ -6,7 +6,7 @@
 // not name its library targets. Instead Core/ holds symlinks to the root's Sources/<Target>
 // directories and this manifest declares the same targets again — only the NIO-free core the
 // fuzzers need (FlowModel, FlowParser, FlowOpenAPI, FlowLint, FlowExport, FlowImport, JOSE and the two system
-// libraries). Keep the dependencies below in step with the root Package.swift.
+// libraries, and CCmarkInlines). Keep the dependencies below in step with the root Package.swift.
 import PackageDescription
 
 let package = Package(
@@ -20,7 +20,8 @@ let package = Package(
         .systemLibrary(name: "CCmarkGFM", path: "Core/CCmarkGFM", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "COpenSSL", path: "Core/COpenSSL", pkgConfig: "openssl"),
         .target(name: "FlowModel", path: "Core/FlowModel"),
-        .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "Yams"], path: "Core/FlowParser"),
+        .target(name: "CCmarkInlines", dependencies: ["CCmarkGFM"], path: "Core/CCmarkInlines"),
+        .target(name: "FlowParser", dependencies: ["FlowModel", "CCmarkGFM", "CCmarkInlines", "Yams"], path: "Core/FlowParser"),
         .target(
             name: "FlowOpenAPI",
             dependencies: [

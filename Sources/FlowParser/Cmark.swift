@@ -1,4 +1,5 @@
 import CCmarkGFM
+import CCmarkInlines
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -16,9 +17,12 @@ private let registerExtensions: Void = {
 /// characters in process-wide arrays: `cmark_parser_finish` marks the attached extensions'
 /// characters (`~`, `:`, `w`, …) before it parses the inlines and unmarks them after. Two
 /// parsers finishing at once let one unmark them under the other, whose autolinks and
-/// strikethrough silently do not happen (`CmarkConcurrencyTests`). So inlines are parsed one
-/// document at a time; the block parsing before (`cmark_parser_feed`) and the rendering after
-/// do not read those arrays and still run on every core. Later cmark-gfm keeps them per parser.
+/// strikethrough silently do not happen (`CmarkConcurrencyTests`). Every parser here has the
+/// same extensions, so CCmarkInlines marks them once and never unmarks them (it replaces the
+/// library's marking function); from then on inlines are parsed on every core at once. Until
+/// then, and for good if the library were to bind its own function, they are parsed one
+/// document at a time under this lock (at 2 000 flows a full build waited on it some 900
+/// times). Later cmark-gfm keeps the table per parser.
 private let inlineParsing = Mutex(())
 
 /// A parsed cmark-gfm document. Owns the parser and the node tree and frees both.
@@ -44,9 +48,17 @@ package final class CmarkDocument {
             }
         }
         var document: OpaquePointer?
-        inlineParsing.withLock { _ in document = cmark_parser_finish(parser) }
+        if Self.parsesInlinesConcurrently {
+            document = cmark_parser_finish(parser)
+        } else {
+            inlineParsing.withLock { _ in document = cmark_parser_finish(parser) }
+        }
         root = CmarkNode(pointer: document!)
     }
+
+    /// Whether the special characters are marked for good, so that `cmark_parser_finish` needs
+    /// no lock (after the first document, when CCmarkInlines' function is the one cmark calls).
+    static var parsesInlinesConcurrently: Bool { flowspec_cmark_special_characters_kept() != 0 }
 
     deinit {
         cmark_node_free(root.pointer)
