@@ -144,7 +144,10 @@ public struct Step: Hashable, Sendable, Codable {
     public func hash(into hasher: inout Hasher) { box.fields.hash(into: &hasher) }
 
     /// Stable anchor used by the site (`#step-6`) and by reports.
-    public var anchor: String { "step-\(number)" }
+    public var anchor: String { "step-" + String(number) }
+
+    /// Whether the step has an HTTP exchange (read in place, without copying it out).
+    public var hasExchange: Bool { box.fields.exchange != nil }
 
     /// `from == to`: the actor does something by itself (drawn as a self-message).
     public var isInternal: Bool { !from.isEmpty && from == to }
