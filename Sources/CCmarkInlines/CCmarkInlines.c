@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <cmark-gfm.h>
 #include <cmark-gfm-extension_api.h>
 #include "CCmarkInlines.h"
@@ -48,15 +50,20 @@ void cmark_manage_extensions_special_characters(cmark_parser *parser, int add) {
     if (!add || all_marked(parser)) return;
     while (atomic_flag_test_and_set_explicit(&marking, memory_order_acquire)) {}
     manage_function original = (manage_function)dlsym(RTLD_NEXT, "cmark_manage_extensions_special_characters");
-    if (original != NULL) {
-        original(parser, 1);
-        for (cmark_llist *item = cmark_parser_get_syntax_extensions(parser); item != NULL; item = item->next) {
-            int count = atomic_load_explicit(&marked_count, memory_order_relaxed);
-            if (count == marked_capacity) break;
-            if (is_marked(item->data)) continue;
-            marked[count] = item->data;
-            atomic_store_explicit(&marked_count, count + 1, memory_order_release);
-        }
+    if (original == NULL) {
+        // cmark calls this definition, yet its own cannot be found: no character could be
+        // marked, and every autolink and strikethrough would silently go. Never seen with the
+        // shared library this is built against; stop rather than render wrong pages.
+        fputs("flowspec: cmark-gfm's cmark_manage_extensions_special_characters not found\n", stderr);
+        abort();
+    }
+    original(parser, 1);
+    for (cmark_llist *item = cmark_parser_get_syntax_extensions(parser); item != NULL; item = item->next) {
+        int count = atomic_load_explicit(&marked_count, memory_order_relaxed);
+        if (count == marked_capacity) break;
+        if (is_marked(item->data)) continue;
+        marked[count] = item->data;
+        atomic_store_explicit(&marked_count, count + 1, memory_order_release);
     }
     atomic_flag_clear_explicit(&marking, memory_order_release);
 }

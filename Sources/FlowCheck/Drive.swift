@@ -24,7 +24,7 @@ enum Drive: Equatable {
         case .providerInteraction:
             return .provider(outcome(of: transition))
         case .request, .providerMessage:
-            if kind == .providerMessage, step.exchange == nil {
+            if kind == .providerMessage, !step.hasExchange {
                 return isDefault(transition, in: step) ? .passive : .impossible(notDrivable(step, alternate))
             }
             guard let exchange = step.exchange else { return .passive }

@@ -54,7 +54,7 @@ public enum DiagramConventions {
     /// A step is drawn as a return (dashed) when an earlier step went the opposite way and the
     /// sender is not a person: the provider answering the app, the backend answering the client.
     public static func isReturn(_ step: Step, in flow: Flow) -> Bool {
-        guard !step.isInternal, flow.actor(step.from)?.role != .person else { return false }
+        guard !step.isInternal, flow.role(of: step.from) != .person else { return false }
         for earlier in flow.steps {
             if earlier.number == step.number && earlier.location == step.location { break }
             if earlier.from == step.to && earlier.to == step.from { return true }

@@ -25,7 +25,7 @@ public struct RequestGraph: Sendable, Hashable {
 
     public init(flow: Flow, machine: StateMachine? = nil) {
         let machine = machine ?? StateMachine(flow: flow)
-        let requests = Set(flow.steps.filter { $0.exchange != nil }.map(\.number))
+        let requests = Set(flow.steps.filter(\.hasExchange).map(\.number))
         func targets(_ transitions: [StateMachine.Transition]) -> [Int] {
             transitions.compactMap { if case .step(let target) = $0.target { target } else { nil } }
         }

@@ -55,7 +55,7 @@ extension FlowBuilder {
                                        fenceColumn: source.scalarColumn(line: line, byteColumn: block.startColumn),
                                        source: source)
         if info == "http" {
-            if step.exchange != nil {
+            if step.hasExchange {
                 report(.malformedHTTP, at: content.fenceLocation, "step \(step.number) has a second http block",
                        hint: "a step sends one request; drive other branches with blocks nested in their alternates")
                 return true
@@ -66,7 +66,7 @@ extension FlowBuilder {
             if request == nil { step.exchange = nil; pendingInvalidHTTP.insert(step.number) }
         } else if info == "expect" {
             let expectation = ExpectBlockParser(block: content).parse(diagnostics: &diagnostics)
-            if step.exchange == nil {
+            if !step.hasExchange {
                 if !pendingInvalidHTTP.contains(step.number) {
                     pendingExpect.append((step.number, content.fenceLocation, expectation))
                 }
@@ -84,9 +84,9 @@ extension FlowBuilder {
     /// An expect block written before its http block still belongs to it.
     mutating func settlePendingExpect(for step: inout Step) {
         for pending in pendingExpect where pending.step == step.number {
-            if step.exchange != nil, step.exchange?.expectation == nil {
+            if step.hasExchange, step.exchange?.expectation == nil {
                 step.exchange?.expectation = pending.expectation
-            } else if step.exchange == nil {
+            } else if !step.hasExchange {
                 let branchesSend = step.alternates.contains { $0.request != nil }
                 if !branchesSend {
                     report(.expectWithoutHTTP, at: pending.location, "expect block in step \(step.number) has no http block to check",

@@ -4,7 +4,7 @@ extension ArazzoPlan {
     /// The steps a runner cannot take, each with why, and what the provider inputs stand for.
     func description() -> String {
         var lines = ["Exported by flowspec from the flow `\(flow.id)`. The workflow steps are the flow's API calls (`step-N` is step N)."]
-        let others = flow.steps.filter { $0.exchange == nil }
+        let others = flow.steps.filter { !$0.hasExchange }
         if !others.isEmpty {
             lines.append("")
             lines.append("Steps Arazzo cannot express (not run by an Arazzo runner; `flowspec check` plays or observes them):")

@@ -15,7 +15,7 @@ struct ArazzoPlan {
         self.flow = flow
         machine = StateMachine(flow: flow)
         var seen = Set<Int>()
-        requestSteps = flow.steps.filter { $0.exchange != nil && seen.insert($0.number).inserted }
+        requestSteps = flow.steps.filter { $0.hasExchange && seen.insert($0.number).inserted }
         position = Dictionary(requestSteps.enumerated().map { ($1.number, $0) }, uniquingKeysWith: { first, _ in first })
         var producers: [String: String] = [:]
         for step in requestSteps {

@@ -60,7 +60,7 @@ extension ImportSession {
         }
         for route in routes {
             var best: (index: Int, score: Int)?
-            for (index, step) in flowSteps.enumerated() where sendsToBackend(step) && step.exchange == nil {
+            for (index, step) in flowSteps.enumerated() where sendsToBackend(step) && !step.hasExchange {
                 let score = words(route.description).intersection(words(step.title + " " + step.prose.source)).count
                 if score >= 2, score > (best?.score ?? 0) { best = (index, score) }
             }
@@ -72,7 +72,7 @@ extension ImportSession {
                 unmapped(route.line, "\(route.method) \(route.path) from the API table matches no client → backend step")
             }
         }
-        for step in flowSteps where step.exchange == nil && sendsToBackend(step) {
+        for step in flowSteps where !step.hasExchange && sendsToBackend(step) {
             unmapped(step.location.line, "step \(step.number) sends to the backend, but the source names no endpoint for it",
                      hint: "add an http block once the endpoint is known")
         }

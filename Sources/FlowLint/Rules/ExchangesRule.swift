@@ -18,7 +18,7 @@ struct ExchangesRule: FlowRule {
                                             hint: "move the request to the client → backend step that makes it, or describe this step in prose"))
             }
             let fromClient = fromRole == .client || fromRole == .person
-            if toRole == .backend, fromClient, step.exchange == nil, branchRequests.isEmpty {
+            if toRole == .backend, fromClient, !step.hasExchange, branchRequests.isEmpty {
                 diagnostics.append(.warning(.missingHTTP, step.actorsLocation ?? step.location,
                                             "step \(step.number) sends to the backend but has no http block: check cannot execute it",
                                             hint: "add a fenced `http` block with the request and an `expect` block with the answer"))

@@ -30,7 +30,7 @@ struct TokenRulesRule: FlowRule {
                                           "token rule '\(rule.id)' names step \(number), which does not exist"))
                 continue
             }
-            let sends = step.exchange != nil || step.alternates.contains { $0.request != nil }
+            let sends = step.hasExchange || step.alternates.contains { $0.request != nil }
             if !sends {
                 diagnostics.append(.error(.tokenRuleStep, rule.stepLocation ?? rule.location,
                                           "token rule '\(rule.id)' names step \(number), which sends no request",
