@@ -136,6 +136,43 @@ import Testing
         }
     }
 
+    /// `prefetch` decodes every file it is given, more files than it has threads, a file given
+    /// twice once, and a second batch after the first is done (its threads stop and new ones
+    /// start); each file then loads as the same text decoded from a file of its own.
+    @Test(.timeLimit(.minutes(2))) func prefetchDecodesEveryFileItIsGiven() throws {
+        let (folder, entries) = try Self.decoded()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var batches: [[(file: String, original: APIDescriptionArchive.Entry)]] = [[], []]
+        for copy in 0..<(ProcessInfo.processInfo.activeProcessorCount + 2) {
+            for entry in entries {
+                let file = folder.appendingPathComponent("copy\(copy)-" + URL(fileURLWithPath: entry.file).lastPathComponent).path
+                try entry.text.write(toFile: file, atomically: true, encoding: .utf8)
+                batches[copy % 2].append((file, entry))
+            }
+        }
+        for batch in batches {
+            let files = batch.map(\.file)
+            APIDescriptionLoader.prefetch(files + files.prefix(2))
+            // Not `load`, which would decode a file nothing had decoded: a file leaves the table
+            // only when a prefetch thread has decoded it, and a lost thread would hang here.
+            while APIDescriptionLoader.inFlight.withLock({ table in files.contains { table[$0] != nil } }) { usleep(2_000) }
+        }
+        for (file, original) in batches.joined() {
+            switch (APIDescriptionLoader.load(file: file), original.result) {
+            case (.failure(let a), .failure(let b)):
+                #expect(a.message.replacingOccurrences(of: file, with: "") == b.message.replacingOccurrences(of: original.file, with: ""))
+            case (.success(let a), .success(let b)):
+                #expect(a.file == file)
+                #expect(a.paths.map(\.template) == b.paths.map(\.template))
+                #expect(a.components == b.components)
+                #expect(a.lines.mapValues { [$0.line, $0.column] } == b.lines.mapValues { [$0.line, $0.column] })
+                #expect(a.lines.values.allSatisfy { $0.file == file })
+            default:
+                Issue.record("\(file): one side decoded, the other did not")
+            }
+        }
+    }
+
     /// Lint takes a restored description for a file whose text is the archived text, and
     /// decodes the file when its text differs.
     @Test func restoredDescriptionIsUsedForItsTextOnly() throws {
