@@ -236,17 +236,18 @@ extension SiteBuilder {
                 return
             }
             var error: String?
+            let titles = PlainTitles(flow)
             if renderSet.contains(work[position]) {
                 let path = temporary + "/flows/" + Self.fileName(info.id)
                 do {
-                    try renderer.flowPage(flow, translations: Self.translations(of: info, in: groups)) { page in
+                    try renderer.flowPage(flow, translations: Self.translations(of: info, in: groups), titles: titles) { page in
                         try replacing ? FileSystem.replace(page, at: path) : FileSystem.write(page, to: path)
                     }
                 } catch let writeError {
                     error = "\(writeError)"
                 }
             }
-            slots.set(position, (error, renderer.card(flow), renderer.searchEntries(flow)))
+            slots.set(position, (error, renderer.card(flow), renderer.searchEntries(flow, titles: titles)))
         }
         var renderError: String?
         for (position, index) in work.enumerated() {

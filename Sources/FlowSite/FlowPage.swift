@@ -11,9 +11,10 @@ struct SectionAnchors {
         for step in flow.steps { used.insert(step.anchor) }
     }
 
-    /// A heading of the flow's own title at level 1 is the page title, not a section heading.
-    static func showsHeading(_ section: ProseSection, flowTitle: String) -> Bool {
-        !section.heading.isEmpty && !(section.level == 1 && PlainText.of(section.heading) == flowTitle)
+    /// A heading of the flow's own title at level 1 is the page title, not a section heading
+    /// (`heading` and `flowTitle` plain).
+    static func showsHeading(_ section: ProseSection, heading: String, flowTitle: String) -> Bool {
+        !section.heading.isEmpty && !(section.level == 1 && heading == flowTitle)
     }
 
     mutating func anchor(for heading: String) -> String {
@@ -36,11 +37,16 @@ extension PageRenderer {
     }
 
     /// The page, lent to `body` where it was written (a build writes it to its file from there).
-    func flowPage<Result>(_ flow: Flow, translations: [TranslationLink], _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    /// `titles`: the flow's plain titles when the caller has made them (a build does, for the
+    /// search entries too).
+    func flowPage<Result>(
+        _ flow: Flow, translations: [TranslationLink], titles: PlainTitles? = nil, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
         let labels = theme.labels(for: flow.lang)
         var context = baseContext(lang: flow.lang, root: "../", labels: labels)
         let flowResult = results?.result(for: flow.id)
-        let sections = proseSections(flow)
+        let titles = titles ?? PlainTitles(flow)
+        let sections = proseSections(flow, titles)
         context["tokenRulesStandalone"] = .bool(sections.tokenRulesHost == nil && !flow.tokenRules.isEmpty)
         context["sectionsBefore"] = .list(sections.before.map(TemplateValue.object))
         context["sectionsAfter"] = .list(sections.after.map(TemplateValue.object))
@@ -51,15 +57,13 @@ extension PageRenderer {
         })
 
         let failingSteps = Set(flowResult?.steps.filter { $0.verdict.status == .fail }.map(\.step) ?? [])
-        context["sequenceSVG"] = .bytes(SequenceDiagram(flow: flow, labels: labels, failingSteps: failingSteps).figure())
+        context["sequenceSVG"] = .bytes(SequenceDiagram(flow: flow, labels: labels, failingSteps: failingSteps, titles: titles).figure())
         // One state machine for the page: the state diagram and the steps' branches.
         let machine = StateMachine(flow: flow)
-        context["stateSVG"] = .bytes(StateDiagram(flow: flow, labels: labels, machine: machine).figure())
+        context["stateSVG"] = .bytes(StateDiagram(flow: flow, labels: labels, machine: machine, titles: titles).figure())
 
-        // Step titles by number, once: a page of 10 000 steps must not search the steps per link.
-        let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         context["steps"] = .list(flow.steps.indices.map { index in
-            var item = stepContext(flow.steps[index], flow: flow, machine: machine, labels: labels, result: flowResult, titles: titles)
+            var item = stepContext(flow.steps[index], at: index, flow: flow, machine: machine, labels: labels, result: flowResult, titles: titles)
             // Previous and next in reading order (the branches say where the flow goes).
             func neighbour(_ at: Int) -> TemplateValue {
                 guard flow.steps.indices.contains(at) else { return false }
@@ -73,7 +77,7 @@ extension PageRenderer {
         context["hasTokenRules"] = .bool(!flow.tokenRules.isEmpty)
         context["tokenRules"] = .list(tokenRulesContext(flow, labels: labels, result: flowResult))
         context["results"] = resultsSummary(flowResult, labels: labels)
-        context["toc"] = .list(tableOfContents(flow, sections, labels: labels, result: flowResult))
+        context["toc"] = .list(tableOfContents(flow, sections, labels: labels, result: flowResult, titles: titles))
         return try render(context, template: "flow", body)
     }
 
@@ -84,15 +88,16 @@ extension PageRenderer {
         var tokenRulesHost: Int?
     }
 
-    func proseSections(_ flow: Flow) -> ProseContexts {
+    func proseSections(_ flow: Flow, _ titles: PlainTitles) -> ProseContexts {
         var anchors = SectionAnchors(flow: flow)
-        let flowTitle = plain(flow.title)
-        func sectionContext(_ section: ProseSection) -> TemplateFields {
+        func sectionContext(_ index: Int) -> TemplateFields {
+            let section = flow.sections[index]
             var item: TemplateFields = ["bodyHTML": .bytes(htmlBytes(section.body))]
-            if SectionAnchors.showsHeading(section, flowTitle: flowTitle) {
-                let id = anchors.anchor(for: plain(section.heading))
+            let heading = titles.headings[index]
+            if SectionAnchors.showsHeading(section, heading: heading, flowTitle: titles.flow) {
+                let id = anchors.anchor(for: heading)
                 let level = min(max(section.level, 2), 4)
-                item["heading"] = ["id": .string(id), "html": .string(inline(section.heading)), "text": .string(plain(section.heading)), "level": .string(String(level))]
+                item["heading"] = ["id": .string(id), "html": .string(inline(section.heading)), "text": .string(heading), "level": .string(String(level))]
                 item["h\(level)"] = true
             } else {
                 item["heading"] = false
@@ -109,7 +114,7 @@ extension PageRenderer {
                     && !flow.steps.contains { $0.location.line > line && $0.location.line < tokenLine }
             }
         }
-        var contexts = flow.sections.map(sectionContext)
+        var contexts = flow.sections.indices.map(sectionContext)
         if let host = tokenRulesHost { contexts[host]["tokenRulesHere"] = true }
         return ProseContexts(
             before: flow.sections.indices.filter { flow.sections[$0].placement == .beforeSteps }.map { contexts[$0] },
@@ -161,7 +166,7 @@ extension PageRenderer {
     }
 
     /// "On this page": level-2 prose headings around the fixed sections and the steps.
-    func tableOfContents(_ flow: Flow, _ sections: ProseContexts, labels: Labels, result: SiteResults.FlowResult?) -> [TemplateValue] {
+    func tableOfContents(_ flow: Flow, _ sections: ProseContexts, labels: Labels, result: SiteResults.FlowResult?, titles: PlainTitles) -> [TemplateValue] {
         var toc: [TemplateValue] = []
         func tocEntry(_ section: TemplateFields) {
             if case .object(let heading)? = section["heading"], case .string("2")? = heading["level"],
@@ -173,9 +178,10 @@ extension PageRenderer {
         toc.append(["href": "#actors", "text": .string(labels["actors"])])
         toc.append(["href": "#sequence", "text": .string(labels["sequence_diagram"])])
         toc.append(["href": "#states", "text": .string(labels["state_diagram"])])
-        toc.append(["href": "#steps", "text": .string(labels["steps"]), "hasChildren": .bool(!flow.steps.isEmpty), "children": .list(flow.steps.map { step -> TemplateValue in
-            [
-                "href": .string("#" + step.anchor), "number": .string(String(step.number)), "text": .string(plain(step.title)),
+        toc.append(["href": "#steps", "text": .string(labels["steps"]), "hasChildren": .bool(!flow.steps.isEmpty), "children": .list(flow.steps.indices.map { index -> TemplateValue in
+            let step = flow.steps[index]
+            return [
+                "href": .string("#" + step.anchor), "number": .string(String(step.number)), "text": .string(titles.steps[index]),
                 "verdict": result?.verdict(step: step.number).map { verdictContext($0, labels: labels) } ?? false,
             ]
         })])

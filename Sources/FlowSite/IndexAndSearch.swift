@@ -91,9 +91,10 @@ extension PageRenderer {
 
     /// The flow's entries in the search index, as a JSON array fragment (cached per flow):
     /// `[href, title, context, text, lang]` per entry. Bytes: the shard joins them as bytes.
-    func searchEntries(_ flow: Flow) -> [UInt8] {
+    func searchEntries(_ flow: Flow, titles: PlainTitles? = nil) -> [UInt8] {
         let base = "flows/" + flow.id + ".html"
-        let flowTitle = plain(flow.title)
+        let titles = titles ?? PlainTitles(flow)
+        let flowTitle = titles.flow
         // One buffer for every entry: fields are marked and quoted straight into it.
         var out: [UInt8] = []
         out.reserveCapacity(8 * 1024)
@@ -115,12 +116,12 @@ extension PageRenderer {
         }
         entry(base, flowTitle, "", Array(((flow.summary.map(plain) ?? "") + " " + flow.tags.joined(separator: " ")).utf8))
         var anchors = SectionAnchors(flow: flow)
-        for section in flow.sections where section.placement == .beforeSteps {
-            sectionEntry(section)
+        for index in flow.sections.indices where flow.sections[index].placement == .beforeSteps {
+            sectionEntry(index)
         }
         // A step's text: its request, its prose's words, its alternates' labels.
         var text: [UInt8] = []
-        for step in flow.steps {
+        for (position, step) in flow.steps.enumerated() {
             text.removeAll(keepingCapacity: true)
             if let request = step.exchange?.request {
                 text.append(contentsOf: request.method.utf8)
@@ -134,17 +135,18 @@ extension PageRenderer {
                 if index > 0 { text.append(0x20) }
                 text.append(contentsOf: alternate.label.utf8)
             }
-            entry(base + "#" + step.anchor, "\(step.number). " + plain(step.title), flowTitle, text)
+            entry(base + "#" + step.anchor, "\(step.number). " + titles.steps[position], flowTitle, text)
         }
         for rule in flow.tokenRules {
             entry(base + "#rule-" + HTML.slug(rule.id), rule.id, flowTitle, Array(plain(rule.requirement).utf8))
         }
-        for section in flow.sections where section.placement == .afterSteps {
-            sectionEntry(section)
+        for index in flow.sections.indices where flow.sections[index].placement == .afterSteps {
+            sectionEntry(index)
         }
-        func sectionEntry(_ section: ProseSection) {
-            guard SectionAnchors.showsHeading(section, flowTitle: flowTitle) else { return }
-            let text = plain(section.heading)
+        func sectionEntry(_ index: Int) {
+            let section = flow.sections[index]
+            let text = titles.headings[index]
+            guard SectionAnchors.showsHeading(section, heading: text, flowTitle: flowTitle) else { return }
             entry(base + "#" + anchors.anchor(for: text), text, flowTitle, MarkdownRenderer.searchBytes(section.body))
         }
         return out

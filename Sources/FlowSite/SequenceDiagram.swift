@@ -19,6 +19,15 @@ struct SequenceDiagram {
     /// line and arrowhead in the failure colour), and the tooltip says so; the arrow links to the
     /// step, where the evidence is.
     var failingSteps: Set<Int> = []
+    /// The flow's titles as plain text.
+    let titles: PlainTitles
+
+    init(flow: Flow, labels: Labels, failingSteps: Set<Int> = [], titles: PlainTitles? = nil) {
+        self.flow = flow
+        self.labels = labels
+        self.failingSteps = failingSteps
+        self.titles = titles ?? PlainTitles(flow)
+    }
 
     // Geometry (px).
     private let boxHeight = 36
@@ -43,6 +52,8 @@ struct SequenceDiagram {
 
     fileprivate struct Message {
         let step: Step
+        /// The step's title, plain.
+        let title: String
         let from: Int
         let to: Int
         let lines: [String]
@@ -117,7 +128,7 @@ struct SequenceDiagram {
             "class": "diagram seq", "viewBox": "0 0 \(width) \(height)", "width": .number(width), "height": .number(height),
             "aria-labelledby": "seq-title seq-desc", "role": "group",
         ])
-        svg.element("title", ["id": "seq-title"], text: labels["sequence_diagram"] + ": " + PlainText.of(flow.title))
+        svg.element("title", ["id": "seq-title"], text: labels["sequence_diagram"] + ": " + titles.flow)
         svg.element("desc", ["id": "seq-desc"], text: description(names: participants.names, messages: messages))
         svg.raw("<defs>")
         svg.raw(string: marker("seq-arrow", className: "arrowhead"))
@@ -167,7 +178,7 @@ struct SequenceDiagram {
         // and a scan only walks what it then removes (linear over the flow).
         var openCalls: [Int: Int] = [:]
         func key(_ from: Int, _ to: Int) -> Int { from * 65_536 + to }
-        for step in flow.steps {
+        for (position, step) in flow.steps.enumerated() {
             guard let from = participants.ids.firstIndex(of: step.from), let to = participants.ids.firstIndex(of: step.to) else { continue }
             var isReturn = flow.kind(of: step) == .response
             if from != to {
@@ -180,16 +191,16 @@ struct SequenceDiagram {
                     openCalls[key(from, to), default: 0] += 1
                 }
             }
-            let lines = TextMetrics.wrap(PlainText.of(step.title), maxWidth: labelMaxWidth, maxLines: 3)
+            let title = titles.steps[position]
+            let lines = TextMetrics.wrap(title, maxWidth: labelMaxWidth, maxLines: 3)
             let width = lines.map { TextMetrics.width($0) }.max() ?? 0
-            messages.append(Message(step: step, from: from, to: to, lines: lines, width: width, isReturn: isReturn))
+            messages.append(Message(step: step, title: title, from: from, to: to, lines: lines, width: width, isReturn: isReturn))
         }
         return messages
     }
 
     /// The `alt` branches of every step that has alternates, by step number.
     private func branches(_ messages: [Message]) -> [Int: [Branch]] {
-        let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         var branchesByStep: [Int: [Branch]] = [:]
         for message in messages where !message.step.alternates.isEmpty {
             branchesByStep[message.step.number] = message.step.alternates.map { alternate in
@@ -198,7 +209,7 @@ struct SequenceDiagram {
                 let href: String?
                 switch alternate.target {
                 case .step(let number):
-                    target = TextMetrics.wrap("→ \(number). \(PlainText.of(titles[number] ?? ""))", maxWidth: frameTextMaxWidth, maxLines: 2)
+                    target = TextMetrics.wrap("→ \(number). \(titles.step(number))", maxWidth: frameTextMaxWidth, maxLines: 2)
                     href = "#step-\(number)"
                 case .end(let outcome):
                     target = TextMetrics.wrap("■ " + labels["end"] + ": " + outcome.rawValue, maxWidth: frameTextMaxWidth, maxLines: 2)
@@ -269,7 +280,7 @@ struct SequenceDiagram {
         body.raw("\"><title>")
         body.digits(step.number)
         body.raw(". ")
-        body.escaped(PlainText.of(step.title))
+        body.escaped(message.title)
         body.raw(" (")
         body.escaped(names[message.from])
         body.raw(" → ")

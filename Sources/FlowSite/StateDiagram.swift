@@ -20,6 +20,15 @@ struct StateDiagram {
     let labels: Labels
     /// The flow's state machine when the caller has made it (a page does); else made here.
     var machine: StateMachine?
+    /// The flow's titles as plain text.
+    let titles: PlainTitles
+
+    init(flow: Flow, labels: Labels, machine: StateMachine? = nil, titles: PlainTitles? = nil) {
+        self.flow = flow
+        self.labels = labels
+        self.machine = machine
+        self.titles = titles ?? PlainTitles(flow)
+    }
 
     let nodeWidth = 230
     let lineHeight = 17
@@ -91,7 +100,7 @@ struct StateDiagram {
             "class": "diagram states", "viewBox": "0 0 \(layout.width) \(layout.height)", "width": .number(layout.width), "height": .number(layout.height),
             "aria-labelledby": "st-title st-desc", "role": "group",
         ])
-        svg.element("title", ["id": "st-title"], text: labels["state_diagram"] + ": " + PlainText.of(flow.title))
+        svg.element("title", ["id": "st-title"], text: labels["state_diagram"] + ": " + titles.flow)
         svg.element("desc", ["id": "st-desc"], text: description(machine.allTransitions))
         svg.raw("<defs><marker id=\"st-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"8\" markerHeight=\"8\" orient=\"auto-start-reverse\"><path class=\"arrowhead\" d=\"M0,1L10,5L0,9z\"/></marker></defs>")
 
@@ -133,7 +142,6 @@ struct StateDiagram {
         }
 
         // Nodes over edges.
-        let titles = Dictionary(flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         for number in machine.states {
             let node = nodes[number]!
             svg.raw("<a href=\"#step-")
@@ -143,7 +151,7 @@ struct StateDiagram {
             svg.raw("\"><title>")
             svg.digits(number)
             svg.raw(". ")
-            svg.escaped(PlainText.of(titles[number] ?? ""))
+            svg.escaped(titles.step(number))
             svg.raw("</title>")
             svg.element("rect", ["x": .number(node.x), "y": .number(node.y), "width": .number(nodeWidth), "height": .number(node.height), "rx": "8"])
             svg.text(node.lines, x: node.x + nodeWidth / 2, y: node.y + (node.height - node.lines.count * lineHeight) / 2 + 13, className: "state-label")

@@ -53,9 +53,8 @@ struct StateLayout {
 
     /// Boxes and layers: longest path over forward edges, visiting states in number order.
     private mutating func makeNodes() {
-        let titles = Dictionary(diagram.flow.steps.map { ($0.number, $0.title) }, uniquingKeysWith: { first, _ in first })
         for number in machine.states {
-            let title = PlainText.of(titles[number] ?? "")
+            let title = diagram.titles.step(number)
             nodes[number] = Node(number: number, lines: TextMetrics.wrap("\(number). \(title)", maxWidth: nodeWidth - 24, maxLines: 3))
         }
         for number in machine.states {

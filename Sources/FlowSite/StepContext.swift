@@ -5,7 +5,8 @@ import Foundation
 // A flow page's steps: actors, exchange (request and expectation), branches, verdicts.
 
 extension PageRenderer {
-    func stepContext(_ step: Step, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?, titles: [Int: String]) -> TemplateFields {
+    /// The context of `step`, the flow's step at `position`.
+    func stepContext(_ step: Step, at position: Int, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?, titles: PlainTitles) -> TemplateFields {
         let from = flow.actor(step.from)
         let to = flow.actor(step.to)
         let kind = flow.kind(of: step)
@@ -13,7 +14,7 @@ extension PageRenderer {
             "number": .string(String(step.number)),
             "anchor": .string(step.anchor),
             "titleHTML": .string(inline(step.title)),
-            "titleText": .string(plain(step.title)),
+            "titleText": .string(titles.steps[position]),
             "fromName": .string(from?.name ?? step.from),
             "fromRole": .string(from?.role.rawValue ?? "unknown"),
             "toName": .string(to?.name ?? step.to),
@@ -52,11 +53,11 @@ extension PageRenderer {
         return item
     }
 
-    func targetContext(_ target: Target, titles: [Int: String], labels: Labels) -> TemplateFields {
+    func targetContext(_ target: Target, titles: PlainTitles, labels: Labels) -> TemplateFields {
         switch target {
         case .step(let number):
             return [
-                "targetStep": ["number": .string(String(number)), "href": .string("#step-\(number)"), "titleHTML": .string(inline(titles[number] ?? ""))],
+                "targetStep": ["number": .string(String(number)), "href": .string("#step-\(number)"), "titleHTML": .string(inline(titles.written(number)))],
                 "targetEnd": false,
             ]
         case .end(let outcome):

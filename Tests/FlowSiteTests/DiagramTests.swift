@@ -77,6 +77,29 @@ struct DiagramTests {
         #expect(StateDiagram(flow: flow, labels: labels).render() == StateDiagram(flow: flow, labels: labels).render())
     }
 
+    /// A page's plain titles are `PlainText.of` each title, and a step number given twice names
+    /// its first step (as the tables of titles the diagrams and steps each made did).
+    @Test func plainTitlesAreEachTitleMadePlain() throws {
+        var flow = try sampleFlow()
+        flow.title = "Sign in with **Apple** `v2` <beta>"
+        flow.steps[0].title = "User taps _Sign in_ & [waits](https://example.com)"
+        var twin = flow.steps[1]
+        twin.title = "A second step " + String(twin.number) + " with ~~strike~~"
+        flow.steps.append(twin)
+        flow.sections.append(ProseSection(heading: "Notes on `nonce` *handling*", level: 2, body: Markdown(source: "Text.", location: SourceLocation(file: flow.file, line: 1, column: 1)), placement: .afterSteps))
+        let titles = PlainTitles(flow)
+        #expect(titles.flow == PlainText.of(flow.title))
+        #expect(titles.steps == flow.steps.map { PlainText.of($0.title) })
+        #expect(titles.headings == flow.sections.map { PlainText.of($0.heading) })
+        for step in flow.steps {
+            let first = try #require(flow.steps.first { $0.number == step.number })
+            #expect(titles.step(step.number) == PlainText.of(first.title))
+            #expect(titles.written(step.number) == first.title)
+        }
+        #expect(titles.step(9_999) == "" && titles.written(9_999) == "")
+        #expect(titles.steps[0] != flow.steps[0].title, "the markup was not taken out")
+    }
+
     @Test func textWrapRespectsWidthAndLineLimit() {
         let lines = TextMetrics.wrap(String(repeating: "word ", count: 60), maxWidth: 120, maxLines: 2)
         #expect(lines.count == 2)
