@@ -70,9 +70,9 @@ public enum APIDescriptionLoader {
     /// has read and parsed them, and the first decode in a process is tens of milliseconds (the
     /// Swift runtime's first conformance lookups for OpenAPIKit's types).
     ///
-    /// The decoding runs on threads of its own, at most one per core, not on Dispatch's global
-    /// queue: a full build asks for a description while it parses on every core with
-    /// `concurrentPerform`, and a block sent to that queue waited for a worker until the parse
+    /// The decoding runs on threads of its own (`DetachedThread`), at most one per core, not on
+    /// Dispatch's global queue: a full build asks for a description while it parses on every
+    /// core with `concurrentPerform`, and a block sent to that queue waited for a worker until the parse
     /// ended: lint then waited for it, one core idle while the other decoded (40–60 ms of a
     /// 2 000-flow build; `perf` samples by thread, docs/benchmarks.md).
     public static func prefetch(_ files: [String]) {
@@ -94,16 +94,12 @@ public enum APIDescriptionLoader {
             queue.running += max(0, start)
             return max(0, start)
         }
-        for _ in 0..<threads {
-            let thread = Thread { prefetchWork() }
-            thread.name = "flowspec.openapi-prefetch"
-            thread.start()
-        }
+        for _ in 0..<threads { DetachedThread.start { prefetchWork() } }
     }
 
     /// Files `prefetch` was given that no thread has taken yet, and the threads taking them.
     private static let prefetchQueue = Locked<(pending: [String], running: Int)>(([], 0))
-    private static let prefetchThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    private static let prefetchThreads = DetachedThread.processors
 
     /// A prefetch thread's loop: decode the pending files one by one, stop when none is left.
     private static func prefetchWork() {

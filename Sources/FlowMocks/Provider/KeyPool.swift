@@ -1,3 +1,4 @@
+import FlowModel
 import Foundation
 import JOSE
 
@@ -43,11 +44,7 @@ public final class RSAKeyPool: @unchecked Sendable {
         let start = min(maxWorkers, wanted + making) - workers
         workers += max(0, start)
         condition.unlock()
-        for _ in 0..<max(0, start) {
-            let thread = Thread { [self] in work() }
-            thread.name = "flowspec.rsa-keygen"
-            thread.start()
-        }
+        for _ in 0..<max(0, start) { DetachedThread.start { [self] in work() } }
     }
 
     /// Keys ready now or on their way that no taker has claimed yet.
@@ -61,14 +58,12 @@ public final class RSAKeyPool: @unchecked Sendable {
     /// thread of its own: never on one of the cooperative pool's few threads.
     public func ready(atLeast count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let thread = Thread { [self] in
+            DetachedThread.start { [self] in
                 condition.lock()
                 while ready.count < count, making + wanted > 0 { condition.wait() }
                 condition.unlock()
                 continuation.resume()
             }
-            thread.name = "flowspec.rsa-keys-ready"
-            thread.start()
         }
     }
 
