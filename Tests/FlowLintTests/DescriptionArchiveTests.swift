@@ -137,8 +137,8 @@ import Testing
     }
 
     /// `prefetch` decodes every file it is given, more files than it has threads, a file given
-    /// twice once, and a second batch after the first is done (its threads stop and new ones
-    /// start); each file then loads as the same text decoded from a file of its own.
+    /// twice once, and a second batch after the first is done (by the threads the first
+    /// started); each file then loads as the same text decoded from a file of its own.
     @Test(.timeLimit(.minutes(2))) func prefetchDecodesEveryFileItIsGiven() throws {
         let (folder, entries) = try Self.decoded()
         defer { try? FileManager.default.removeItem(at: folder) }
