@@ -72,9 +72,9 @@ public enum APIDescriptionLoader {
     ///
     /// The decoding runs on threads of its own (`DetachedThread`), at most one per core, not on
     /// Dispatch's global queue: a full build asks for a description while it parses on every
-    /// core with `concurrentPerform`, and a block sent to that queue waited for a worker until the parse
-    /// ended: lint then waited for it, one core idle while the other decoded (40–60 ms of a
-    /// 2 000-flow build; `perf` samples by thread, docs/benchmarks.md).
+    /// core with `concurrentPerform`, and a block sent to that queue waited for a worker until
+    /// the parse ended: lint then waited for it, one core idle while the other decoded (40–60
+    /// ms of a 2 000-flow build; `perf` samples by thread, docs/benchmarks.md).
     public static func prefetch(_ files: [String]) {
         var fresh: [String] = []
         for file in Set(files).sorted() {
