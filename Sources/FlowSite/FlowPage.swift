@@ -50,7 +50,7 @@ extension PageRenderer {
         context["tokenRulesStandalone"] = .bool(sections.tokenRulesHost == nil && !flow.tokenRules.isEmpty)
         context["sectionsBefore"] = .list(sections.before.map(TemplateValue.object))
         context["sectionsAfter"] = .list(sections.after.map(TemplateValue.object))
-        context["flow"] = headerContext(flow)
+        context["flow"] = headerContext(flow, titles: titles)
         context.merge(translationsContext(flow, translations))
         context["actors"] = .list(flow.actors.map { actor -> TemplateValue in
             ["id": .string(actor.id), "name": .string(actor.name), "role": .string(actor.role.rawValue), "roleLabel": .string(labels["role_" + actor.role.rawValue])]
@@ -123,11 +123,11 @@ extension PageRenderer {
         )
     }
 
-    func headerContext(_ flow: Flow) -> TemplateValue {
+    func headerContext(_ flow: Flow, titles: PlainTitles) -> TemplateValue {
         var flowContext: TemplateFields = [
             "id": .string(flow.id),
             "titleHTML": .string(inline(flow.title)),
-            "titleText": .string(plain(flow.title)),
+            "titleText": .string(titles.flow),
             "lang": .string(flow.lang),
             "langName": .string(theme.languageName(flow.lang)),
             "file": .string(flow.file),
