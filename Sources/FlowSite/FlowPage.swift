@@ -62,8 +62,11 @@ extension PageRenderer {
         let machine = StateMachine(flow: flow)
         context["stateSVG"] = .bytes(StateDiagram(flow: flow, labels: labels, machine: machine, titles: titles).figure())
 
+        // Each step's title as inline HTML, made once: its heading, and the branches and "next"
+        // links that lead to it.
+        let titlesHTML = flow.steps.map { inline($0.title) }
         context["steps"] = .list(flow.steps.indices.map { index in
-            var item = stepContext(flow.steps[index], at: index, flow: flow, machine: machine, labels: labels, result: flowResult, titles: titles)
+            var item = stepContext(flow.steps[index], at: index, flow: flow, machine: machine, labels: labels, result: flowResult, titles: titles, titlesHTML: titlesHTML)
             // Previous and next in reading order (the branches say where the flow goes).
             func neighbour(_ at: Int) -> TemplateValue {
                 guard flow.steps.indices.contains(at) else { return false }

@@ -103,10 +103,12 @@ extension PageRenderer {
         func entry(_ href: String, _ title: String, _ context: String, _ text: [UInt8]) {
             if !out.isEmpty { out.append(UInt8(ascii: ",")); out.append(UInt8(ascii: "\n")) }
             out.append(UInt8(ascii: "["))
-            for field in [href, title, context] {
-                Self.appendSearchField(field, to: &out)
-                out.append(UInt8(ascii: ","))
-            }
+            Self.appendSearchField(href, to: &out)
+            out.append(UInt8(ascii: ","))
+            Self.appendSearchField(title, to: &out)
+            out.append(UInt8(ascii: ","))
+            Self.appendSearchField(context, to: &out)
+            out.append(UInt8(ascii: ","))
             clipped.removeAll(keepingCapacity: true)
             text.withUnsafeBufferPointer { Self.clip(utf8: $0, limit: Self.searchTextLimit, into: &clipped) }
             clipped.withUnsafeBufferPointer { Self.appendSearchField(utf8: $0, to: &out) }

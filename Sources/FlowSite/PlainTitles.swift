@@ -14,14 +14,11 @@ struct PlainTitles: Sendable {
     let headings: [String]
     /// Each step number's first step (its position).
     private let positions: [Int: Int]
-    /// The steps' titles as written, in step order.
-    private let written: [String]
 
     init(_ flow: Flow) {
         self.flow = PlainText.of(flow.title)
         steps = flow.steps.map { PlainText.of($0.title) }
         headings = flow.sections.map { PlainText.of($0.heading) }
-        written = flow.steps.map(\.title)
         var positions: [Int: Int] = [:]
         positions.reserveCapacity(flow.steps.count)
         for (position, step) in flow.steps.enumerated() where positions[step.number] == nil { positions[step.number] = position }
@@ -31,6 +28,6 @@ struct PlainTitles: Sendable {
     /// Step `number`'s title as plain text ("" when no step has the number).
     func step(_ number: Int) -> String { positions[number].map { steps[$0] } ?? "" }
 
-    /// Step `number`'s title as written ("" when no step has the number).
-    func written(_ number: Int) -> String { positions[number].map { written[$0] } ?? "" }
+    /// The position of step `number`'s first step (nil when no step has the number).
+    func position(of number: Int) -> Int? { positions[number] }
 }

@@ -5,15 +5,19 @@ import Foundation
 // A flow page's steps: actors, exchange (request and expectation), branches, verdicts.
 
 extension PageRenderer {
-    /// The context of `step`, the flow's step at `position`.
-    func stepContext(_ step: Step, at position: Int, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?, titles: PlainTitles) -> TemplateFields {
+    /// The context of `step`, the flow's step at `position`; `titlesHTML` holds the steps' titles
+    /// as inline HTML, in step order.
+    func stepContext(
+        _ step: Step, at position: Int, flow: Flow, machine: StateMachine, labels: Labels, result: SiteResults.FlowResult?, titles: PlainTitles,
+        titlesHTML: [String]
+    ) -> TemplateFields {
         let from = flow.actor(step.from)
         let to = flow.actor(step.to)
         let kind = flow.kind(of: step)
         var item: TemplateFields = [
             "number": .string(String(step.number)),
             "anchor": .string(step.anchor),
-            "titleHTML": .string(inline(step.title)),
+            "titleHTML": .string(titlesHTML[position]),
             "titleText": .string(titles.steps[position]),
             "fromName": .string(from?.name ?? step.from),
             "fromRole": .string(from?.role.rawValue ?? "unknown"),
@@ -35,7 +39,7 @@ extension PageRenderer {
         item["hasAlternates"] = .bool(!step.alternates.isEmpty)
         item["alternates"] = .list(step.alternates.map { alternate -> TemplateValue in
             var branch: TemplateFields = ["labelHTML": .string(inline(alternate.label))]
-            branch.merge(targetContext(alternate.target, titles: titles, labels: labels))
+            branch.merge(targetContext(alternate.target, titles: titles, titlesHTML: titlesHTML, labels: labels))
             branch["noteHTML"] = .optional(alternate.note.map { html($0) })
             if alternate.request != nil || alternate.expectation != nil {
                 let request = alternate.request ?? step.exchange?.request
@@ -46,18 +50,18 @@ extension PageRenderer {
             return .object(branch)
         })
         if step.alternates.isEmpty, let next = machine.transitions(from: step.number).first {
-            item["next"] = .object(targetContext(next.target, titles: titles, labels: labels))
+            item["next"] = .object(targetContext(next.target, titles: titles, titlesHTML: titlesHTML, labels: labels))
         } else {
             item["next"] = false
         }
         return item
     }
 
-    func targetContext(_ target: Target, titles: PlainTitles, labels: Labels) -> TemplateFields {
+    func targetContext(_ target: Target, titles: PlainTitles, titlesHTML: [String], labels: Labels) -> TemplateFields {
         switch target {
         case .step(let number):
             return [
-                "targetStep": ["number": .string(String(number)), "href": .string("#step-\(number)"), "titleHTML": .string(inline(titles.written(number)))],
+                "targetStep": ["number": .string(String(number)), "href": .string("#step-\(number)"), "titleHTML": .string(titles.position(of: number).map { titlesHTML[$0] } ?? inline(""))],
                 "targetEnd": false,
             ]
         case .end(let outcome):
