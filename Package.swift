@@ -131,7 +131,7 @@ let package = Package(
         // What several test targets share (running processes, the built binary, the package root).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FlowModelTests", dependencies: ["FlowModel", "TestSupport"]),
-        .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel", "TestSupport", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "FlowParserTests", dependencies: ["FlowParser", "FlowModel", "TestSupport", "CCmarkGFM", .product(name: "Yams", package: "Yams")]),
         // `flowspec` itself: the Arazzo tests run export, import and the mock backend as processes.
         .testTarget(
             name: "FlowExportTests",

@@ -7,4 +7,18 @@
 /// binds its own definition (then every inline parse stays under the caller's lock).
 int flowspec_cmark_special_characters_kept(void);
 
+/// The calling thread's arena for cmark-gfm's documents (CmarkArena.c).
+typedef struct flowspec_cmark_arena flowspec_cmark_arena;
+
+/// The `cmark_mem` (as `void *`) whose blocks come from the calling thread's arena; its `free`
+/// does nothing.
+void *flowspec_cmark_arena_mem(void);
+
+/// One more document open on the calling thread: its arena is not reused until it closes.
+flowspec_cmark_arena *flowspec_cmark_arena_open(void);
+
+/// The document opened with `arena` is done, on the thread that opened it; when no document of
+/// the thread is open, the arena's memory is reused. On another thread it does nothing.
+void flowspec_cmark_arena_close(flowspec_cmark_arena *arena);
+
 #endif
