@@ -17,6 +17,26 @@
 #include <cmark-gfm.h>
 #include "CCmarkInlines.h"
 
+// Under AddressSanitizer (the fuzz targets' build) the arena poisons what no live block holds:
+// block headers, the unused part of each chunk, and every chunk once it is reused, so a read
+// past a block or of a document already closed is reported as it would be with malloc.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(start, size) ASAN_POISON_MEMORY_REGION((start), (size))
+#define UNPOISON(start, size) ASAN_UNPOISON_MEMORY_REGION((start), (size))
+#else
+#define POISON(start, size) ((void)0)
+#define UNPOISON(start, size) ((void)0)
+#endif
+
 enum {
     alignment = 16,
     // Each block starts with its capacity, in a header that keeps the block aligned.
@@ -87,6 +107,7 @@ static chunk *new_chunk(size_t size) {
     if (made == NULL) out_of_memory();
     made->next = NULL;
     made->size = size;
+    POISON(made->data, size);
     return made;
 }
 
@@ -135,11 +156,19 @@ __attribute__((always_inline)) static inline void *cut(size_t size) {
     } else {
         block = cut_elsewhere(needed);
     }
+    UNPOISON(block, needed);
     *(size_t *)block = capacity;
+    POISON(block, header_size);
     return block + header_size;
 }
 
-static size_t capacity_of(void *pointer) { return *(size_t *)((unsigned char *)pointer - header_size); }
+static size_t capacity_of(void *pointer) {
+    unsigned char *header = (unsigned char *)pointer - header_size;
+    UNPOISON(header, header_size);
+    size_t capacity = *(size_t *)header;
+    POISON(header, header_size);
+    return capacity;
+}
 
 static void *arena_calloc(size_t count, size_t size) {
     size_t bytes;
@@ -157,7 +186,10 @@ static void *arena_realloc(void *pointer, size_t size) {
     size_t more = rounded(size) - capacity;
     if ((unsigned char *)pointer + capacity == cursor && more <= (size_t)(limit - cursor)) {
         cursor += more;
-        *(size_t *)((unsigned char *)pointer - header_size) = capacity + more;
+        unsigned char *header = (unsigned char *)pointer - header_size;
+        UNPOISON(header, header_size + capacity + more);
+        *(size_t *)header = capacity + more;
+        POISON(header, header_size);
         return pointer;
     }
     void *moved = cut(size);
@@ -192,6 +224,7 @@ void flowspec_cmark_arena_close(flowspec_cmark_arena *arena) {
     cursor = limit = NULL;
     while (list != NULL) {
         chunk *next = list->next;
+        POISON(list->data, list->size);
         if (list->size == chunk_size && arena->spare_count < spare_limit) {
             list->next = arena->spare;
             arena->spare = list;
