@@ -76,12 +76,18 @@ static void free_list(chunk *list) {
     }
 }
 
+// At the thread's exit (the key's destructor runs on the exiting thread): its chunks are freed,
+// and an allocation after this one, by a later destructor, would start a new arena.
 static void destroy_arena(void *value) {
     flowspec_cmark_arena *arena = value;
     free_list(arena->current);
     free_list(arena->done);
     free_list(arena->spare);
     free(arena);
+    if (thread_arena == arena) {
+        thread_arena = NULL;
+        cursor = limit = NULL;
+    }
 }
 
 static void make_key(void) { pthread_key_create(&arena_key, destroy_arena); }
