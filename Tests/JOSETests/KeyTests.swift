@@ -193,6 +193,19 @@ struct KeyTests {
         #expect(Digest.sha256(Array("abc".utf8)) == Vectors.hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
         #expect(Digest.sha384(Array("abc".utf8)) == Vectors.hex("cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"))
         #expect(Digest.sha512(Array("abc".utf8)).prefix(8) == [0xdd, 0xaf, 0x35, 0xa1, 0x93, 0x61, 0x7a, 0xba])
+        // FIPS 180-2's vectors for SHA-256 (low-level functions, not EVP): the empty input,
+        // and a million 'a's, whole and in parts that cut its 64-byte blocks anywhere.
+        #expect(Digest.sha256([UInt8]()) == Vectors.hex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"))
+        let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+        let millionDigest = Vectors.hex("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(Digest.sha256(million) == millionDigest)
+        million.withUnsafeBytes { bytes in
+            let cut1 = UnsafeRawBufferPointer(rebasing: bytes[0..<63])
+            let cut2 = UnsafeRawBufferPointer(rebasing: bytes[63..<64])
+            let cut3 = UnsafeRawBufferPointer(rebasing: bytes[64..<500_001])
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[500_001...])
+            #expect(Digest.sha256(parts: cut1, UnsafeRawBufferPointer(start: nil, count: 0), cut2, cut3, rest) == millionDigest)
+        }
         // RFC 4231 test case 2.
         #expect(Digest.hmacSHA256(key: Array("Jefe".utf8), data: Array("what do ya want for nothing?".utf8))
             == Vectors.hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
