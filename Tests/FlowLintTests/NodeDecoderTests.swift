@@ -137,4 +137,52 @@ import Yams
         do { _ = try NodeDecoder.decode(OpenAPIKit.OpenAPI.Document.self, from: node) } catch { wrapped = error }
         #expect(wrapped.map { String(describing: $0) } == String(describing: expected))
     }
+
+    /// A member or element of each of Yams' `ScalarConstructible` types, written as a mapping
+    /// or a sequence: this decoder answers as Yams does (which refuses them all), by value or by
+    /// error. `decodeElement` skips Yams' "is it a scalar type?" question on mappings and
+    /// sequences; the Foundation types whose `Decodable` reads an array or keyed fields (Data,
+    /// Decimal, URL) would otherwise be made from them here, as the cases below are written to.
+    @Test func scalarTypesFromMappingsAndSequencesFailAsInYams() throws {
+        let containers = [
+            "{ a: 1 }",
+            "[1, 2]",
+            "{ relative: 'https://example.com/a' }",
+            "{ exponent: 0, length: 1, isNegative: false, isCompact: true, mantissa: [1, 0, 0, 0, 0, 0, 0, 0] }",
+            "[]",
+        ]
+        var compared = 0
+        func check<T: Decodable & Equatable>(_ type: T.Type) throws {
+            for container in containers {
+                for text in ["value: \(container)\n", "values: [\(container)]\n"] {
+                    let node = try Self.compose(text)
+                    let reference = Result { try YAMLDecoder().decode(Holder<T>.self, from: node) }
+                    let fast = Result { try NodeDecoder.decodeWithoutYams(Holder<T>.self, from: node) }
+                    #expect(Self.outcome(fast) == Self.outcome(reference), "\(T.self) from \(text)")
+                    compared += 1
+                }
+            }
+        }
+        try check(String.self); try check(Bool.self); try check(Double.self); try check(Float.self)
+        try check(Int.self); try check(Int8.self); try check(Int16.self); try check(Int32.self); try check(Int64.self)
+        try check(UInt.self); try check(UInt8.self); try check(UInt16.self); try check(UInt32.self); try check(UInt64.self)
+        try check(UUID.self); try check(Date.self); try check(Data.self); try check(Decimal.self); try check(URL.self)
+        #expect(compared == 19 * containers.count * 2)
+        // Yams refuses a non-scalar for each of them. (With Data, Decimal and URL taken off
+        // `decodeElement`'s list, this test fails: Foundation's `Decodable` makes a Data of a
+        // sequence and a URL and a Decimal of their keyed fields.)
+        #expect((try? YAMLDecoder().decode(Holder<Data>.self, from: Self.compose("value: [1, 2]\n"))) == nil)
+    }
+
+    struct Holder<T: Decodable & Equatable>: Decodable, Equatable {
+        var value: T?
+        var values: [T]?
+    }
+
+    static func outcome<T>(_ result: Result<T, any Error>) -> String {
+        switch result {
+        case .success(let value): return "value \(value)"
+        case .failure(let error): return "error \(error)"
+        }
+    }
 }
