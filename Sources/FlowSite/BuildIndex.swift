@@ -71,8 +71,9 @@ extension SiteBuilder {
             for (position, tag) in tags.enumerated() where !tags[..<position].contains(tag) { tagCounts[tag, default: 0] += 1 }
         }
         let tags = tagCounts.keys.sorted().map { PageRenderer.TagCount(name: $0, count: tagCounts[$0]!) }
-        var cardsHTML: [UInt8] = []
-        cardsHTML.reserveCapacity(order.reduce(0) { $0 + infos[$1].card.count })
+        // The cards are handed to the page as they are (each an array of its own), not joined.
+        var cards: [[UInt8]] = []
+        cards.reserveCapacity(order.count)
         // One card per translation group (its first member in index order: the original), with
         // links to the group's other languages. Most groups have one member: only the others
         // are collected.
@@ -87,7 +88,7 @@ extension SiteBuilder {
         for index in order {
             let key = infos[index].groupKey
             guard !members.isEmpty, let group = members[key] else {
-                cardsHTML.append(contentsOf: infos[index].card)
+                cards.append(infos[index].card)
                 continue
             }
             guard group.first == index else { continue }
@@ -101,14 +102,14 @@ extension SiteBuilder {
                 html = renderer.cardWithLanguages(infos[index].card, others: others, base: languagesContext)
             }
             if options.memory != nil { used[key] = SiteBuildMemory.Card(card: infos[index].card, others: others, html: html) }
-            cardsHTML.append(contentsOf: html)
+            cards.append(html)
         }
         options.memory?.cards.withLock { $0 = (globalKey, used) }
         var hasEntries = [Bool](repeating: false, count: Self.searchShards)
         for index in infos.indices { hasEntries[infos[index].shard] = true }
         let shards = hasEntries.indices.filter { hasEntries[$0] }
         return IndexPages(
-            index: renderer.indexPage(cardsHTML: cardsHTML, tags: tags, flowCount: infos.count),
+            index: renderer.indexPage(cards: cards, tags: tags, flowCount: infos.count),
             search: renderer.searchPage(shards: shards),
             notFound: renderer.notFoundPage(),
             shardList: "window.flowspecSearchShards = " + JSONText.array(shards.map { JSONText.string(Self.searchShardPath($0)) }) + ";\n"

@@ -59,17 +59,18 @@ extension PageRenderer {
         var count: Int
     }
 
-    func indexPage(cardsHTML: [UInt8], tags: [TagCount], flowCount: Int) -> [UInt8] {
+    /// `cards`: each card's HTML, in index order (written into the page one after the other).
+    func indexPage(cards: [[UInt8]], tags: [TagCount], flowCount: Int) -> [UInt8] {
         let labels = theme.labels(for: config.language)
         var context = baseContext(lang: config.language, root: "", labels: labels)
-        context["cardsHTML"] = .bytes(cardsHTML)
+        context["cardsHTML"] = .chunks(cards)
         context["tags"] = .list(tags.map { ["name": .string($0.name), "count": .string(String($0.count)), "href": .string("index.html?tag=" + Self.percentEncode($0.name))] })
         context["hasTags"] = .bool(!tags.isEmpty)
         context["flowCount"] = .string(String(flowCount))
         context["totals"] = results?.summary.map { countsContext($0, labels: labels) } ?? false
         context["resultsLabel"] = .optional(results?.label)
         // (The cards are most of the page: 1.7 MB at 2 000 flows.)
-        return render(context, template: "index", capacity: cardsHTML.count + 64 * 1024)
+        return render(context, template: "index", capacity: cards.reduce(0) { $0 + $1.count } + 64 * 1024)
     }
 
     /// The page a server shows for a missing address; links are absolute from `base-url`, since

@@ -154,6 +154,9 @@ public enum TemplateValue: Sendable {
     case table(TemplateTable)
     /// UTF-8 text as bytes (large fragments such as the index's cards, copied without a String).
     case bytes([UInt8])
+    /// UTF-8 text in pieces, written one after the other: the index's 2 000 cards go into the
+    /// page as they are, without being joined into one 1.7 MB array first.
+    case chunks([[UInt8]])
 
     /// `.string(text)` when there is text, `false` otherwise (for `{{#x}}…{{/x}}` guards).
     static func optional(_ text: String?) -> TemplateValue {
@@ -169,6 +172,7 @@ public enum TemplateValue: Sendable {
         case .object(let fields): return Dictionary(fields.entries.map { ($0.name, $0.value.anyValue) }, uniquingKeysWith: { _, last in last })
         case .table(let table): return table.strings
         case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .chunks(let chunks): return String(decoding: chunks.joined(), as: UTF8.self)
         }
     }
 }

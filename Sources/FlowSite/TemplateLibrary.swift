@@ -104,7 +104,7 @@ struct TemplateLibrary: Sendable {
                 }
             case .bool(let flag):
                 if flag { render(view, body, &state, into: &out) }
-            case .string, .object, .table, .bytes:
+            case .string, .object, .table, .bytes, .chunks:
                 state.stack.append(value)
                 render(view, body, &state, into: &out)
                 state.stack.removeLast()
@@ -122,7 +122,7 @@ struct TemplateLibrary: Sendable {
                 state.stack.removeLast()
             case .bool(let flag):
                 if !flag { render(view, body, &state, into: &out) }
-            case .string, .object, .table, .bytes:
+            case .string, .object, .table, .bytes, .chunks:
                 break
             }
         case .block:
@@ -162,6 +162,12 @@ struct TemplateLibrary: Sendable {
             out.append(flag ? "true" : "false")
         case .bytes(let bytes):
             if escaped { HTML.appendEscaped(String(decoding: bytes, as: UTF8.self), to: &out) } else { out.append(contentsOf: bytes) }
+        case .chunks(let chunks):
+            if escaped {
+                HTML.appendEscaped(String(decoding: chunks.joined(), as: UTF8.self), to: &out)
+            } else {
+                for chunk in chunks { out.append(contentsOf: chunk) }
+            }
         case .list, .object, .table:
             break
         }
@@ -209,7 +215,7 @@ struct TemplateLibrary: Sendable {
         case .table(let table):
             let table = Unmanaged.passUnretained(table)
             return table._withUnsafeGuaranteedRef { $0.valuePointer(view.names[Int(name.name)], key: name.key) }
-        case .string, .bool, .list, .bytes:
+        case .string, .bool, .list, .bytes, .chunks:
             return nil
         }
     }

@@ -35,6 +35,9 @@ struct TemplateEngineTests {
         "nested": ["deep": ["value": "found"], "name": "inner"],
         "labels": .table(TemplateTable(["hello": "Xin chào", "bye": "Güle güle"])),
         "multi": "line 1\nline 2\n",
+        "raw": .bytes(Array("<i>raw</i> & more".utf8)),
+        "pieces": .chunks([Array("<li>one</li>".utf8), [], Array("<li>tw".utf8), Array("o & ".utf8), Array("\"three\"</li>\n".utf8)]),
+        "noPieces": .chunks([]),
     ]
 
     @Test(arguments: [
@@ -55,6 +58,8 @@ struct TemplateEngineTests {
         "{{multi}}|  {{{multi}}}|\n",
         "{ not a tag } {x} {{yes}} {{no}}\r\nwindows\r\n",
         "{{#yes}}\r\n  crlf standalone\r\n{{/yes}}\r\n",
+        "{{{raw}}}|{{raw}}|<ul>{{{pieces}}}</ul>|{{pieces}}|[{{{noPieces}}}]\n",
+        "{{#pieces}}has{{/pieces}}{{^pieces}}none{{/pieces}}\n  {{{pieces}}}\n",
     ])
     func matchesTheReference(template: String) throws {
         let templates = [
@@ -86,7 +91,7 @@ struct TemplateEngineTests {
             })
             _ = renderer.card(flow)
         }
-        _ = renderer.indexPage(cardsHTML: Array("<li>x</li>".utf8), tags: [.init(name: "auth", count: 2)], flowCount: flows.count)
+        _ = renderer.indexPage(cards: [Array("<li>x</li>".utf8), Array("<li>y & z</li>".utf8)], tags: [.init(name: "auth", count: 2)], flowCount: flows.count)
         _ = renderer.searchPage(shards: [0, 2, 3])
         let renders = log.all
         #expect(Set(renders.map(\.name)).isSuperset(of: ["flow", "card", "index", "search", "token-cases"]))
