@@ -285,14 +285,14 @@ public struct SiteBuilder: Sendable {
 
 extension SiteBuilder {
     /// Starts, on another core, what every build does first and what depends on nothing it is
-    /// given: the built-in provider profiles (which warms Yams too) and the embedded theme's
-    /// templates. `build` and `serve` call it before their command line is parsed, which keeps
-    /// the first core busy meanwhile (several milliseconds of a one-flow rebuild;
-    /// docs/benchmarks.md). (Content hashes need no set-up: SHA-256 goes through OpenSSL's
-    /// low-level functions, not EVP's providers.)
+    /// given: the built-in provider profiles (which warms Yams too) and the embedded theme (its
+    /// templates, hash and labels). `build` and `serve` call it before their command line is
+    /// parsed, which keeps the first core busy meanwhile (several milliseconds of a one-flow
+    /// rebuild; docs/benchmarks.md). (Content hashes need no set-up: SHA-256 goes through
+    /// OpenSSL's low-level functions, not EVP's providers.)
     public static func prepare() {
         DispatchQueue.global(qos: .userInitiated).async {
-            _ = Theme.embeddedTemplates
+            _ = Theme.embedded
             _ = ProviderCatalog.builtIn
         }
     }

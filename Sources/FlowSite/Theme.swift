@@ -34,8 +34,9 @@ public struct Theme: Sendable {
 
     /// The embedded default theme merged with the files under `overrideDirectory`, if it exists.
     public static func load(overrideDirectory: String?, labelOverrides: [String: [String: String]] = [:]) throws -> Theme {
-        var files: [String: [UInt8]] = [:]
-        for (name, text) in EmbeddedTheme.files { files[name] = Array(text.utf8) }
+        let overrides = overrideDirectory.map(FileSystem.isDirectory) ?? false
+        if !overrides, labelOverrides.isEmpty, let embedded { return embedded }
+        var files = embeddedFiles
         var overridden: [String] = []
         if let overrideDirectory, FileSystem.isDirectory(overrideDirectory) {
             for relative in try FileSystem.listFiles(under: overrideDirectory) {
@@ -48,6 +49,20 @@ public struct Theme: Sendable {
         let labels = overridden.contains("labels.yml") ? nil : EmbeddedTheme.labels
         return try Theme(files: files, overridden: overridden.sorted(), labels: labels, labelOverrides: labelOverrides)
     }
+
+    /// The embedded theme's files, as bytes.
+    private static var embeddedFiles: [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for (name, text) in EmbeddedTheme.files { files[name] = Array(text.utf8) }
+        return files
+    }
+
+    /// The embedded theme as `load` makes it when there is nothing to override, made once per
+    /// process: `SiteBuilder.prepare` has it made on another core while the command line is
+    /// parsed (its files' hash, its label tables: about 6 M instructions that were on the main
+    /// thread's path of every build). Nil only if the embedded theme were broken; `load` then
+    /// makes it again and reports why.
+    static let embedded: Theme? = try? Theme(files: embeddedFiles, overridden: [], labels: EmbeddedTheme.labels, labelOverrides: [:])
 
     /// The embedded theme's templates, compiled once per process (`SiteBuilder.prepare` has it
     /// done on another core while the command line is parsed); a theme file with the same bytes

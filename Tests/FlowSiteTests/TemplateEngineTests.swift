@@ -123,6 +123,31 @@ struct TemplateEngineTests {
         }
     }
 
+    /// A theme without overrides is the embedded one made once per process (`Theme.embedded`,
+    /// which `SiteBuilder.prepare` warms): it equals the theme `load` makes through its whole
+    /// path (an empty override folder), file for file, label for label, page for page.
+    @Test func theSharedEmbeddedThemeIsTheOneLoadMakes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-empty-theme-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let made = try Theme.load(overrideDirectory: folder)
+        let shared = try Theme.load(overrideDirectory: nil)
+        let embedded = try #require(Theme.embedded)
+        #expect(shared.hash == embedded.hash)
+        #expect(made.hash == shared.hash)
+        #expect(made.files == shared.files && made.overridden == shared.overridden && made.overridden.isEmpty)
+        #expect(made.labelTables == shared.labelTables)
+        #expect(made.files.count == EmbeddedTheme.files.count)
+        let flows = Linter().lint(paths: [packageRoot + "/flows"]).flows
+        let flow = try #require(flows.first)
+        func page(_ theme: Theme) -> [UInt8] { PageRenderer(theme: theme, config: SiteConfig(), results: nil, headExtra: "").flowPageBytes(flow, translations: []) }
+        #expect(page(made) == page(shared))
+        // Label overrides and an override folder with files still make a theme of their own.
+        let relabelled = try Theme.load(overrideDirectory: nil, labelOverrides: ["en": ["search": "Find it"]])
+        #expect(relabelled.hash != shared.hash)
+        #expect(relabelled.labels(for: "en")["search"] == "Find it")
+    }
+
     /// The labels composed when flowspec was built are labels.yml read as a build reads an
     /// override of it, and an override still replaces them.
     @Test func embeddedLabelsAreTheEmbeddedFileRead() throws {
