@@ -130,11 +130,11 @@ private struct FastDecoder: Decoder, SingleValueDecodingContainer {
     /// through this decoder's single value container, which throws Yams' own mismatch. That
     /// question, asked first of each of OpenAPIKit's types, made the runtime scan its 12 000
     /// conformance records once per type (linting one flow that names a description: 256.9 →
-    /// 246.0 M instructions without it, callgrind). Not so for
-    /// Yams' scalar types whose `Decodable` is not a single value (Data, Decimal, URL: an
-    /// array, a keyed container): they keep `decodeValue`'s path, so a sequence never makes a
-    /// `Data` here when Yams refuses it. `NodeDecoderTests` holds every Yams scalar type to
-    /// Yams' outcome on a mapping and on a sequence.
+    /// 246.0 M instructions without it, callgrind). Not so for Yams' scalar types whose
+    /// `Decodable` is not a single value (Data, Decimal, URL: an array, a keyed container):
+    /// they keep `decodeValue`'s path, so a sequence never makes a `Data` here when Yams
+    /// refuses it. `NodeDecoderTests` holds every Yams scalar type to Yams' outcome on a
+    /// mapping and on a sequence.
     func decodeElement<T: Decodable>(_ type: T.Type) throws -> T {
         switch node {
         case .mapping, .sequence:
