@@ -39,7 +39,7 @@ extension SiteBuilder {
             let flows = infos
             let index = Background {
                 let pages = indexPages(flows, order: order, groups: groups, renderer: setup.renderer, globalKey: setup.globalKey)
-                for (relative, bytes) in siteFiles(setup, pages, infos: flows, order: order) {
+                try writeSiteFiles(setup, pages, infos: flows, order: order) { relative, bytes in
                     try FileSystem.replace(bytes, at: output + "/" + relative)
                 }
                 try updateAssets(setup, output: output)

@@ -6,7 +6,7 @@ import Foundation
 extension SiteBuilder {
     /// The rendered index and search pages.
     struct IndexPages: Sendable {
-        var index: [UInt8]
+        var index: PageRenderer.IndexPage
         var search: String
         var notFound: String
         /// `assets/search/shards.js`: the shards that hold entries, for the header search.

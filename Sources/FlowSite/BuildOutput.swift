@@ -21,7 +21,7 @@ extension SiteBuilder {
             }
         }
         try FileSystem.makeDirectory(temporary + "/assets/search")
-        for (relative, bytes) in siteFiles(setup, pages, infos: infos, order: order) {
+        try writeSiteFiles(setup, pages, infos: infos, order: order) { relative, bytes in
             try FileSystem.write(bytes, to: temporary + "/" + relative)
         }
         for shard in search.reused {
@@ -31,21 +31,24 @@ extension SiteBuilder {
         try writeSearchShards(search, root: temporary, replacing: false)
     }
 
-    /// The files every build writes whole, by path in the site: the index, search and not-found
-    /// pages, the list of search shards, and the sitemap when the site has a `base-url`.
-    func siteFiles(_ setup: BuildSetup, _ pages: IndexPages, infos: [FlowInfo], order: [Int]) -> [(String, [UInt8])] {
-        var files: [(String, [UInt8])] = [
-            ("index.html", pages.index), ("search.html", Array(pages.search.utf8)), ("404.html", Array(pages.notFound.utf8)),
-            ("assets/search/shards.js", Array(pages.shardList.utf8)),
-        ]
+    /// The files every build writes whole, handed to `write` by path in the site: the index,
+    /// search and not-found pages, the list of search shards, and the sitemap when the site has
+    /// a `base-url`. The index page goes from the renderer's buffer (no copy of it is made).
+    func writeSiteFiles(
+        _ setup: BuildSetup, _ pages: IndexPages, infos: [FlowInfo], order: [Int], _ write: (String, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try setup.renderer.render(pages.index) { try write("index.html", $0) }
+        for (relative, text) in [("search.html", pages.search), ("404.html", pages.notFound), ("assets/search/shards.js", pages.shardList)] {
+            var text = text
+            try text.withUTF8 { try write(relative, UnsafeRawBufferPointer($0)) }
+        }
         if let base = setup.config.absoluteBaseURL {
             var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
             sitemap += "<url><loc>" + HTML.escape(base) + "index.html</loc></url>\n"
             for index in order { sitemap += "<url><loc>" + HTML.escape(base + "flows/" + Self.fileName(infos[index].id)) + "</loc></url>\n" }
             sitemap += "</urlset>\n"
-            files.append(("sitemap.xml", Array(sitemap.utf8)))
+            try sitemap.withUTF8 { try write("sitemap.xml", UnsafeRawBufferPointer($0)) }
         }
-        return files
     }
 
     /// What the next build reuses: every flow's fingerprint, ids, card and own diagnostics.

@@ -91,7 +91,7 @@ struct TemplateEngineTests {
             })
             _ = renderer.card(flow)
         }
-        _ = renderer.indexPage(cards: [Array("<li>x</li>".utf8), Array("<li>y & z</li>".utf8)], tags: [.init(name: "auth", count: 2)], flowCount: flows.count)
+        _ = renderer.render(renderer.indexPage(cards: [Array("<li>x</li>".utf8), Array("<li>y & z</li>".utf8)], tags: [.init(name: "auth", count: 2)], flowCount: flows.count)) { Array($0) }
         _ = renderer.searchPage(shards: [0, 2, 3])
         let renders = log.all
         #expect(Set(renders.map(\.name)).isSuperset(of: ["flow", "card", "index", "search", "token-cases"]))
