@@ -113,7 +113,7 @@ extension SiteBuilder {
     /// the next build waits for).
     func remember(_ written: WrittenState, output: String, in memory: SiteBuildMemory) {
         let cacheStamp = PreviousBuild.stamp(of: output)
-        var fragmentStamps: [(path: String, stamp: String, fragments: [String: [UInt8]])] = []
+        var fragmentStamps: [(path: String, stamp: String, fragments: [String: SearchShardScript.Fragment])] = []
         for (shard, files) in written.search.written {
             let path = output + "/" + Self.searchShardPath(shard)
             if let stamp = FileSystem.stamp(path) { fragmentStamps.append((path, stamp, files.fragments)) }

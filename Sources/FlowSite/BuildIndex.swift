@@ -19,7 +19,7 @@ extension SiteBuilder {
         case kept
         /// To be written (`writeSearchShards`): the flows' fragments in index order, and (for
         /// `serve`'s memory) by path.
-        case written(lines: [(path: String, fragment: [UInt8])], fragments: [String: [UInt8]])
+        case written(lines: [SearchShardScript.Line], fragments: [String: SearchShardScript.Fragment])
         /// The previous script, which unchanged flows' fragments come from, is missing or not
         /// the one its index describes.
         case unrecoverable
@@ -27,7 +27,7 @@ extension SiteBuilder {
 
     /// The search shards to write (script and its index) and the ones to link unchanged.
     struct SearchShardFiles: Sendable {
-        var written: [Int: (lines: [(path: String, fragment: [UInt8])], fragments: [String: [UInt8]])]
+        var written: [Int: (lines: [SearchShardScript.Line], fragments: [String: SearchShardScript.Fragment])]
         var reused: [Int]
     }
 
@@ -150,16 +150,16 @@ extension SiteBuilder {
     /// One shard's fragments, to be written as its script and index (`SearchShardScript`);
     /// `.unrecoverable` when unchanged flows' fragments cannot be taken from the previous script.
     private func searchShard(_ shard: Int, members: [Int], _ infos: [FlowInfo], output: String) -> MadeShard {
-        var fragments: [String: [UInt8]] = [:]
+        var fragments: [String: SearchShardScript.Fragment] = [:]
         if members.contains(where: { infos[$0].flow == nil }) {
             guard let kept = searchFragments(shard: shard, output: output) else { return .unrecoverable }
             fragments = kept
         }
-        var lines: [(path: String, fragment: [UInt8])] = []
+        var lines: [SearchShardScript.Line] = []
         lines.reserveCapacity(members.count)
-        var written: [String: [UInt8]] = [:]
+        var written: [String: SearchShardScript.Fragment] = [:]
         for index in members {
-            let fragment = infos[index].flow != nil ? infos[index].search : (fragments[infos[index].path] ?? [])
+            let fragment = infos[index].flow != nil ? infos[index].search[...] : (fragments[infos[index].path] ?? [])
             lines.append((infos[index].path, fragment))
             if options.memory != nil { written[infos[index].path] = fragment }
         }
@@ -190,9 +190,9 @@ extension SiteBuilder {
 
     /// A search shard's fragments by spec path, taken from its script through its index: as the
     /// memory holds them while the script is unchanged, else read.
-    func searchFragments(shard: Int, output: String) -> [String: [UInt8]]? {
+    func searchFragments(shard: Int, output: String) -> [String: SearchShardScript.Fragment]? {
         let script = output + "/" + Self.searchShardPath(shard)
-        let read = { () -> [String: [UInt8]]? in
+        let read = { () -> [String: SearchShardScript.Fragment]? in
             guard let index = try? FileSystem.read(output + "/" + Self.searchIndexPath(shard)), let bytes = try? FileSystem.read(script) else { return nil }
             return SearchShardScript.fragments(shard: shard, index: index, script: bytes)
         }

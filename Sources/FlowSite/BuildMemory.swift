@@ -18,7 +18,7 @@ public final class SiteBuildMemory: Sendable {
     /// By output folder (absolute).
     let previous = Locked<[String: Remembered<PreviousBuild>]>([:])
     /// Search fragments by search-cache file (absolute).
-    let fragments = Locked<[String: Remembered<[String: [UInt8]]>]>([:])
+    let fragments = Locked<[String: Remembered<[String: SearchShardScript.Fragment]>]>([:])
     /// The index's cards with languages by translation group, and what each was made from (a
     /// value in memory, checked against its inputs rather than a file).
     let cards = Locked<(globalKey: String, cards: [String: Card])?>(nil)

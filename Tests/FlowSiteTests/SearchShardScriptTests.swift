@@ -9,17 +9,17 @@ import TestSupport
 @Suite struct SearchShardScriptTests {
     /// Random shard contents: paths, and fragments (some empty) that hold the script's own
     /// separators and end.
-    static func lines(_ generator: inout SplitMix) -> [(path: String, fragment: [UInt8])] {
+    static func lines(_ generator: inout SplitMix) -> [SearchShardScript.Line] {
         let pieces = ["[", "]", ",\n", "\n]);\n", "\"x\"", "ä", "→", "\\", "a", " ", "\n"]
         return (0..<Int.random(in: 0...12, using: &generator)).map { number in
             let empty = Int.random(in: 0..<4, using: &generator) == 0
             let text = empty ? "" : "[" + (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined() + "]"
-            return ("flows/\(number)-\(Int.random(in: 0...99, using: &generator)).md", Array(text.utf8))
+            return ("flows/\(number)-\(Int.random(in: 0...99, using: &generator)).md", Array(text.utf8)[...])
         }
     }
 
     /// Random shards, each with its number, its lines, and its script and index as made.
-    static func forEachShard(seed: UInt64, rounds: Int, _ body: (inout SplitMix, Int, [(path: String, fragment: [UInt8])], [UInt8], [UInt8]) throws -> Void) throws {
+    static func forEachShard(seed: UInt64, rounds: Int, _ body: (inout SplitMix, Int, [SearchShardScript.Line], [UInt8], [UInt8]) throws -> Void) throws {
         var generator = SplitMix(seed: seed)
         for round in 0..<rounds {
             let shard = round % SiteBuilder.searchShards
@@ -30,7 +30,7 @@ import TestSupport
     }
 
     /// The script as the site has always written it: prefix, non-empty fragments joined, end.
-    static func expectedScript(shard: Int, _ lines: [(path: String, fragment: [UInt8])]) -> String {
+    static func expectedScript(shard: Int, _ lines: [SearchShardScript.Line]) -> String {
         "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n"
             + "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n"
             + lines.filter { !$0.fragment.isEmpty }.map { String(decoding: $0.fragment, as: UTF8.self) }.joined(separator: ",\n")
@@ -51,10 +51,10 @@ import TestSupport
     /// `chunkSize` bytes but the last, and read back whole.
     @Test func aLargeScriptIsWrittenInPieces() throws {
         var generator = SplitMix(seed: 16)
-        let lines: [(path: String, fragment: [UInt8])] = (0..<40).map { number in
+        let lines: [SearchShardScript.Line] = (0..<40).map { number in
             let size = Int.random(in: 0...60_000, using: &generator)
             let text = "[" + String(repeating: "é,\n", count: size / 4) + "]"
-            return ("flows/\(number).md", size == 0 ? [] : Array(text.utf8))
+            return ("flows/\(number).md", size == 0 ? [] : Array(text.utf8)[...])
         }
         var pieces: [Int] = []
         var script: [UInt8] = []
@@ -90,7 +90,7 @@ import TestSupport
         #expect(SearchShardScript.digest(twice) != SearchShardScript.digest(text))
         #expect(SearchShardScript.digest(Array(text.dropLast())) != SearchShardScript.digest(text))
         // A minifier's edit: the separators' line breaks gone.
-        let lines: [(path: String, fragment: [UInt8])] = [("a.md", Array("[1]".utf8)), ("b.md", Array("[2]".utf8))]
+        let lines: [SearchShardScript.Line] = [("a.md", Array("[1]".utf8)[...]), ("b.md", Array("[2]".utf8)[...])]
         let (js, index) = try SearchShardScript.make(shard: 3, lines)
         let minified = Array(String(decoding: js, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",").utf8)
         #expect(SearchShardScript.fragments(shard: 3, index: index, script: minified) == nil)
