@@ -8,8 +8,9 @@
 #   bench/site-bench.sh --ci            CI's figures: 200 flows, one run, hugo only when installed;
 #                                       reports, never fails on a time
 #
-# Needs: a release build of flowspec (swift build -c release --static-swift-stdlib), cmark-gfm, hugo, GNU time
-# (apt-get install cmark-gfm hugo time). Prints a Markdown table for docs/benchmarks.md.
+# Needs: a release build of flowspec (swift build -c release --static-swift-stdlib), cmark-gfm and hugo
+# (apt-get install cmark-gfm hugo), a C compiler for the timer (the Swift toolchain's clang will do).
+# Prints a Markdown table for docs/benchmarks.md.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,7 @@ SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || { [ "$CI" = 1 ] && SIZES=(200); } || SIZES=(100 500 2000 10000)
 HUGO=1
 command -v hugo >/dev/null || { [ "$CI" = 1 ] && HUGO=0; }
-for tool in "$FLOWSPEC" cmark-gfm /usr/bin/time python3 $([ "$HUGO" = 1 ] && echo hugo); do
+for tool in "$FLOWSPEC" cmark-gfm python3 $([ "$HUGO" = 1 ] && echo hugo); do
   command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/flowspec-bench.XXXXXX")
@@ -89,16 +90,21 @@ PY
 
 RUNS=${RUNS:-3}
 
-# measure LABEL CMD...: appends "label wall_s rss_kb" to $WORK/results
+# The timer (bench/run-once.c): reads the clock around the command alone, and reports its
+# wait4 figures as GNU time does.
+CC=$(command -v cc || command -v gcc || command -v clang || true)
+[ -n "$CC" ] || { echo "missing: a C compiler (cc, gcc or clang) for bench/run-once.c" >&2; exit 2; }
+"$CC" -O2 -o "$WORK/run-once" "$ROOT/bench/run-once.c"
+# Its own floor, the anchor of the small figures: spawning and reaping `true` (best of 5).
+for _ in 1 2 3 4 5; do "$WORK/run-once" /dev/null true; done \
+  | sort -n | head -1 | awk '{ printf "the timer floor, spawning and reaping true: %.1f ms (best of 5)\n", $1 * 1000 }' >"$WORK/cpu-notes"
+
+# measure LABEL CMD...: appends "label wall_s rss_kb user_s system_s" to $WORK/results
 measure() {
   local label=$1; shift
-  local start end
-  start=$(date +%s%N)
-  /usr/bin/time -f "%e %M %U %S" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr" >&2; echo "failed: $label" >&2; exit 1; }
-  end=$(date +%s%N)
-  read -r _ rss user sys <"$WORK/time"
-  # Wall time in milliseconds from the clock (GNU time's %e has 10 ms steps); CPU = user + system.
-  echo "$label $(( (end - start) / 1000 ))e-6 $rss $user $sys" >>"$WORK/results"
+  local figures
+  figures=$("$WORK/run-once" "$WORK/stderr" "$@") || { cat "$WORK/stderr" >&2; echo "failed: $label" >&2; exit 1; }
+  echo "$label $figures" >>"$WORK/results"
 }
 
 # once LABEL OUTPUT CMD...: one run from the same state as every other: OUTPUT absent and the
