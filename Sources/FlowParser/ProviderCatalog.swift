@@ -53,9 +53,13 @@ public struct ProviderCatalog: Sendable {
         }
         var files: [String] = []
         for directory in directories {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
-            // (Filtered before sorting: a folder of 2 000 specs holds a few profiles at most.)
-            for name in names.filter({ $0.hasSuffix(fileSuffix) && !$0.hasPrefix(".") }).sorted() {
+            // (Filtered as listed: a folder of 2 000 specs holds a few profiles at most.
+            // FileManager's listing of such a folder was 1.4 M instructions of a rebuild.)
+            var names: [String] = []
+            DirectoryEntries.forEach(in: directory) { name, _ in
+                if name.hasSuffix(fileSuffix) && !name.hasPrefix(".") { names.append(name) }
+            }
+            for name in names.sorted() {
                 files.append(directory == "." ? name : (directory as NSString).appendingPathComponent(name))
             }
         }
