@@ -172,10 +172,10 @@ public struct SiteBuilder: Sendable {
         timer.mark("reuse")
         let written: WrittenState
         if options.memory != nil, previous.cache != nil, FileSystem.isDirectory(target.output) {
-            written = try updateInPlace(setup, site: target.output, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
+            written = try updateInPlace(setup, site: target.output, swappedInWhole: false, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
         } else if previous.cache != nil, let tree = (try? taken?.value()) ?? nil {
             timer.mark("take previous tree (wait)")
-            written = try updateInPlace(setup, site: tree.path, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
+            written = try updateInPlace(setup, site: tree.path, swappedInWhole: true, previous, &infos, pages, groups, keyContext: keyContext, timer: timer)
             treeHandled = true
             FileSystem.settleReplacements()
             try swapIn(tree.path, target, keepReplaced: pages.fewChanged)
