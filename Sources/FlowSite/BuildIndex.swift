@@ -46,7 +46,8 @@ extension SiteBuilder {
             for index in infos.indices where translated.contains(infos[index].record.id) { titleByID[infos[index].record.id] = infos[index].record.titleKey }
         }
         let languageRanks = Dictionary(config.languages.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var keys = ByteKeys(capacity: infos.count)
+        // (A key: three numbers of 8 bytes, a title, a group and an id: about 140 bytes.)
+        var keys = ByteKeys(capacity: infos.count, bytesPerKey: 160)
         // (Most sites name no navigation: no lookup then.)
         let ranked = !navigationRank.isEmpty
         for index in infos.indices {

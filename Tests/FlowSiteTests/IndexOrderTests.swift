@@ -34,6 +34,27 @@ struct IndexOrderTests {
         }
     }
 
+    /// The eight-bytes-at-a-time test for bytes 0 and 1 says what a byte-by-byte scan says, at
+    /// every position of buffers longer than a word, next to the bytes whose borrows could
+    /// mislead it (2, 0x80, 0x81, 0xFF).
+    @Test func zeroOrOneFoundEightBytesAtATime() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0, 1, 2, 3, 0x41, 0x7F, 0x80, 0x81, 0xC3, 0xFE, 0xFF]
+        var found = 0
+        for _ in 0..<5_000 {
+            let count = Int.random(in: 0...40, using: &generator)
+            // Mostly bytes above 1, so that a 0 or a 1 is often alone, in any position.
+            let bytes: [UInt8] = (0..<count).map { _ in
+                Int.random(in: 0..<12, using: &generator) == 0 ? alphabet[Int.random(in: 0...1, using: &generator)]
+                    : alphabet[Int.random(in: 2..<alphabet.count, using: &generator)]
+            }
+            let expected = bytes.contains { $0 <= 1 }
+            if expected { found += 1 }
+            #expect(bytes.withUnsafeBufferPointer { ByteKeys.holdsZeroOrOne($0) } == expected, "\(bytes)")
+        }
+        #expect(found > 1_000 && found < 4_000)
+    }
+
     /// Whole-text keys that share a long start, are prefixes of each other, or are equal sort
     /// as `sorted()` sorts them (ASCII: byte order is String order), and equal keys keep their
     /// positions.
