@@ -45,8 +45,12 @@ public enum DirectoryEntries {
         let inodeOffset = MemoryLayout<dirent>.offset(of: \dirent.d_ino)!
         while let entry = readdir(dir) {
             let raw = UnsafeRawPointer(entry)
-            let name = String(cString: raw.advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
-            if name == "." || name == ".." { continue }
+            let cName = raw.advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
+            // `.` and `..` told by their bytes: comparing each name made as a String with them
+            // took 140 instructions an entry (callgrind: 10 000 entries listed in a one-flow
+            // rebuild of 2 000 flows).
+            if cName[0] == UInt8(ascii: "."), cName[1] == 0 || (cName[1] == UInt8(ascii: ".") && cName[2] == 0) { continue }
+            let name = String(cString: cName)
             let kind: Kind
             switch Int32(raw.load(fromByteOffset: typeOffset, as: UInt8.self)) {
             case Int32(DT_DIR): kind = .directory
