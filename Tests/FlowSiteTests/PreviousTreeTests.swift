@@ -119,6 +119,34 @@ struct PreviousTreeTests {
         #expect(Scratch.inode(tree + "/flows/b.html") == sameFile)
     }
 
+    /// A folder of many pages: mirrored in step while the two folders list the same names in
+    /// the same order (the tree made by linking the source's files one by one, as a kept tree
+    /// is), and by name once they differ (names only one side has, at the start, in the middle
+    /// and at the end), with the source's replaced files linked and the tree's own removed.
+    @Test(arguments: [true, false]) func mirrorMatchesManyPagesInStepAndByName(directoryInodes: Bool) throws {
+        let scratch = try Scratch()
+        let source = scratch.root + "/source", tree = scratch.root + "/tree"
+        let manager = FileManager.default
+        let names = (0..<300).map { "flows/page-\($0).html" }
+        for name in names { try scratch.write("source/" + name, name) }
+        try manager.createDirectory(atPath: tree + "/flows", withIntermediateDirectories: true)
+        for name in names { try manager.linkItem(atPath: source + "/" + name, toPath: tree + "/" + name) }
+        // In step: only replaced files differ.
+        for index in [0, 150, 299] { try manager.removeItem(atPath: source + "/" + names[index]); try scratch.write("source/" + names[index], "new") }
+        try PreviousTree.mirror(source, into: tree, directoryInodes: directoryInodes)
+        #expect(try Scratch.snapshot(tree) == Scratch.snapshot(source))
+        for name in names { #expect(Scratch.inode(tree + "/" + name) == Scratch.inode(source + "/" + name), "\(name)") }
+        // Out of step: names the tree lacks and names only the tree has.
+        for index in [1, 151, 298] { try manager.removeItem(atPath: tree + "/" + names[index]) }
+        for extra in ["flows/aaa.html", "flows/page-150b.html", "flows/zzz.html"] { try scratch.write("tree/" + extra, "stale") }
+        for index in [2, 200] { try manager.removeItem(atPath: source + "/" + names[index]); try scratch.write("source/" + names[index], "newer") }
+        try PreviousTree.mirror(source, into: tree, directoryInodes: directoryInodes)
+        #expect(try Scratch.snapshot(tree) == Scratch.snapshot(source))
+        for name in names where manager.fileExists(atPath: source + "/" + name) {
+            #expect(Scratch.inode(tree + "/" + name) == Scratch.inode(source + "/" + name), "\(name)")
+        }
+    }
+
     @Test func entriesNameTheFilesInodesWhereTheyAreTrusted() throws {
         let scratch = try Scratch()
         try scratch.write("tree/flows/a.html", "a")
