@@ -151,13 +151,6 @@ struct PreviousTree: Sendable {
         var isDirectory: Bool
     }
 
-    /// Every name in a folder (hidden ones included) and what it is.
-    static func entries(of directory: String, directoryInodes: Bool) throws -> [String: Identity] {
-        var result: [String: Identity] = [:]
-        try forEachEntry(of: directory, directoryInodes: directoryInodes) { name, identity in result[name] = identity }
-        return result
-    }
-
     /// Calls `body` with each name in a folder (hidden ones included) and what it is: as the
     /// folder's entry says when `directoryInodes`, else by `lstat` (links are not followed).
     static func forEachEntry(of directory: String, directoryInodes: Bool, _ body: (String, Identity) throws -> Void) throws {

@@ -154,8 +154,13 @@ struct PreviousTreeTests {
         // The build trusts the entries' inode numbers only on the local file systems it knows.
         let type = try #require(PreviousTree.fileSystemType(folder))
         #expect(PreviousTree.directoryInodesAreTrue(folder, folder) == [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994].contains(type))
-        let listed = try PreviousTree.entries(of: folder, directoryInodes: true)
-        let stated = try PreviousTree.entries(of: folder, directoryInodes: false)
+        func entries(directoryInodes: Bool) throws -> [String: PreviousTree.Identity] {
+            var result: [String: PreviousTree.Identity] = [:]
+            try PreviousTree.forEachEntry(of: folder, directoryInodes: directoryInodes) { name, identity in result[name] = identity }
+            return result
+        }
+        let listed = try entries(directoryInodes: true)
+        let stated = try entries(directoryInodes: false)
         #expect(listed["a.html"]?.inode == stated["a.html"]?.inode)
         #expect(listed["a.html"]?.inode == Scratch.inode(folder + "/a.html"))
     }
