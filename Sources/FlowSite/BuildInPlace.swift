@@ -48,8 +48,8 @@ extension SiteBuilder {
             let flows = infos
             let index = Background {
                 let pages = indexPages(flows, order: order, groups: groups, renderer: setup.renderer, globalKey: setup.globalKey)
-                try writeSiteFiles(setup, pages, infos: flows, order: order) { relative, bytes in
-                    try FileSystem.replace(bytes, at: output + "/" + relative)
+                try writeSiteFiles(setup, pages, infos: flows, order: order) { relative, produce in
+                    try FileSystem.replace(at: output + "/" + relative, produce)
                 }
                 try updateAssets(setup, output: output)
             }

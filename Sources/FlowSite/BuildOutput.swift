@@ -21,8 +21,8 @@ extension SiteBuilder {
             }
         }
         try FileSystem.makeDirectory(temporary + "/assets/search")
-        try writeSiteFiles(setup, pages, infos: infos, order: order) { relative, bytes in
-            try FileSystem.write(bytes, to: temporary + "/" + relative)
+        try writeSiteFiles(setup, pages, infos: infos, order: order) { relative, produce in
+            try FileSystem.write(to: temporary + "/" + relative, produce)
         }
         for shard in search.reused {
             try FileSystem.linkOrCopy(output + "/" + Self.searchShardPath(shard), to: temporary + "/" + Self.searchShardPath(shard))
@@ -31,23 +31,25 @@ extension SiteBuilder {
         try writeSearchShards(search, root: temporary, replacing: false)
     }
 
-    /// The files every build writes whole, handed to `write` by path in the site: the index,
-    /// search and not-found pages, the list of search shards, and the sitemap when the site has
-    /// a `base-url`. The index page goes from the renderer's buffer (no copy of it is made).
+    /// The files every build writes whole, made by `write` from a path in the site and what
+    /// produces the file's bytes: the index, search and not-found pages, the list of search
+    /// shards, and the sitemap when the site has a `base-url`. The index page goes to its file
+    /// in pieces as it is rendered.
     func writeSiteFiles(
-        _ setup: BuildSetup, _ pages: IndexPages, infos: [FlowInfo], order: [Int], _ write: (String, UnsafeRawBufferPointer) throws -> Void
+        _ setup: BuildSetup, _ pages: IndexPages, infos: [FlowInfo], order: [Int],
+        _ write: (String, ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws -> Void
     ) throws {
-        try setup.renderer.render(pages.index) { try write("index.html", $0) }
+        try write("index.html") { sink in try setup.renderer.render(pages.index, to: sink) }
         for (relative, text) in [("search.html", pages.search), ("404.html", pages.notFound), ("assets/search/shards.js", pages.shardList)] {
             var text = text
-            try text.withUTF8 { try write(relative, UnsafeRawBufferPointer($0)) }
+            try write(relative) { sink in try text.withUTF8 { try sink(UnsafeRawBufferPointer($0)) } }
         }
         if let base = setup.config.absoluteBaseURL {
             var sitemap = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
             sitemap += "<url><loc>" + HTML.escape(base) + "index.html</loc></url>\n"
             for index in order { sitemap += "<url><loc>" + HTML.escape(base + "flows/" + Self.fileName(infos[index].id)) + "</loc></url>\n" }
             sitemap += "</urlset>\n"
-            try sitemap.withUTF8 { try write("sitemap.xml", UnsafeRawBufferPointer($0)) }
+            try write("sitemap.xml") { sink in try sitemap.withUTF8 { try sink(UnsafeRawBufferPointer($0)) } }
         }
     }
 

@@ -59,12 +59,10 @@ extension PageRenderer {
         var count: Int
     }
 
-    /// The index page, ready to be rendered where it is written: its cards are most of it
-    /// (1.7 MB at 2 000 flows), and an Array of the rendered page was a second 1.7 MB of fresh
-    /// memory, 400 page faults of a one-flow rebuild.
+    /// The index page, ready to be rendered as it is written: its cards are most of it (1.7 MB
+    /// at 2 000 flows), and it is never held whole (`render(_:to:)`).
     struct IndexPage: Sendable {
         fileprivate let context: TemplateFields
-        fileprivate let capacity: Int
     }
 
     /// `cards`: each card's HTML, in index order (written into the page one after the other).
@@ -77,12 +75,25 @@ extension PageRenderer {
         context["flowCount"] = .string(String(flowCount))
         context["totals"] = results?.summary.map { countsContext($0, labels: labels) } ?? false
         context["resultsLabel"] = .optional(results?.label)
-        return IndexPage(context: context, capacity: cards.reduce(0) { $0 + $1.count } + 64 * 1024)
+        return IndexPage(context: context)
     }
 
-    /// Renders the index page and lends its bytes to `body` where they were written.
-    func render<Result>(_ page: IndexPage, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try render(page.context, template: "index", capacity: page.capacity, body)
+    /// The size of the pieces the index page is handed on in. Rendered whole, the page took
+    /// 1.7 MB of fresh memory at 2 000 flows, 400 page faults of a one-flow rebuild
+    /// (docs/benchmarks.md, "Issue 14, twenty-eighth step").
+    static let indexPieceSize = 64 * 1024
+
+    /// Renders the index page and hands it to `sink` in pieces of about `pieceSize` bytes;
+    /// rethrows the sink's first error.
+    func render(_ page: IndexPage, pieceSize: Int = indexPieceSize, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let value = TemplateValue.object(page.context)
+        guard let templateObserver else { return try theme.library.render(value, template: "index", pieceSize: pieceSize, to: sink) }
+        var whole: [UInt8] = []
+        try theme.library.render(value, template: "index", pieceSize: pieceSize) { piece in
+            whole.append(contentsOf: piece)
+            try sink(piece)
+        }
+        templateObserver(value, "index", whole)
     }
 
     /// The page a server shows for a missing address; links are absolute from `base-url`, since

@@ -8,10 +8,57 @@ struct OutputBytes: ~Copyable {
     /// How many bytes are written.
     private(set) var count = 0
     private var capacity: Int
+    /// Where the bytes go in pieces (`spillIfFull`), for a page too large to hold whole.
+    private let spill: Spill?
 
     init(capacity: Int) {
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
+        spill = nil
+    }
+
+    /// Bytes written into a buffer of about `spill.threshold` bytes, handed to the spill's sink
+    /// each time it holds that many (at `spillIfFull`) and at the end (`spillRest`).
+    init(spillingTo spill: Spill) {
+        capacity = max(spill.threshold + spill.threshold / 4, 64)
+        base = .allocate(capacity: capacity)
+        self.spill = spill
+    }
+
+    /// A sink that takes a page in pieces. Its first error is kept, and nothing more is handed
+    /// to it after one.
+    final class Spill {
+        let threshold: Int
+        let sink: (UnsafeRawBufferPointer) throws -> Void
+        private(set) var failure: (any Swift.Error)?
+
+        init(threshold: Int, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+            self.threshold = max(threshold, 1)
+            self.sink = sink
+        }
+
+        fileprivate func take(_ bytes: UnsafeRawBufferPointer) {
+            guard failure == nil else { return }
+            do { try sink(bytes) } catch { failure = error }
+        }
+    }
+
+    /// Hands the bytes written so far to the spill when it holds at least its threshold of them,
+    /// and starts again from an empty buffer. Call it only where no byte written before will be
+    /// read or moved again (between the parts of a value written as it is, outside any
+    /// indentation). Without a spill, nothing happens.
+    mutating func spillIfFull() {
+        guard let spill, count >= spill.threshold else { return }
+        spill.take(UnsafeRawBufferPointer(start: base, count: count))
+        count = 0
+    }
+
+    /// Hands what is left to the spill (if any); rethrows its sink's first error.
+    mutating func spillRest() throws {
+        guard let spill else { return }
+        if count > 0 { spill.take(UnsafeRawBufferPointer(start: base, count: count)) }
+        count = 0
+        if let failure = spill.failure { throw failure }
     }
 
     deinit { base.deallocate() }

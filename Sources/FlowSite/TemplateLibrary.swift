@@ -34,6 +34,23 @@ struct TemplateLibrary: Sendable {
         return try out.withBytes(body)
     }
 
+    /// Renders a template and hands the bytes to `sink` in pieces of about `pieceSize` bytes: a
+    /// page that is mostly one large value written as it is (the index's cards, `.chunks`) is
+    /// never held whole. Pieces are cut between the parts of such a value, outside any
+    /// indentation; the sink's first error is rethrown once the page is rendered.
+    func render(_ context: TemplateValue, template name: String, pieceSize: Int, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try withoutActuallyEscaping(sink) { sink in
+            var out = OutputBytes(spillingTo: OutputBytes.Spill(threshold: pieceSize, sink: sink))
+            if let template = templates[name] {
+                withUnsafePointer(to: context) { root in
+                    var state = RenderState(stack: [root], indentation: [], inherited: nil)
+                    run(template, 0..<template.ops.count, &state, into: &out)
+                }
+            }
+            try out.spillRest()
+        }
+    }
+
     /// An override's operations, in the template that defines it.
     private struct Body {
         let template: CompiledTemplate
@@ -80,7 +97,9 @@ struct TemplateLibrary: Sendable {
             out.append(contentsOf: view.bytes(op.a, op.b))
             return index + 1
         case .escaped, .raw:
-            if let value = lookup(view, op.a, state.stack) { write(value, escaped: op.kind == .escaped, into: &out) }
+            if let value = lookup(view, op.a, state.stack) {
+                write(value, escaped: op.kind == .escaped, spilling: state.indentation.isEmpty, into: &out)
+            }
             return index + 1
         case .section, .inverted, .block, .partial:
             return perform(view, body: index + 1..<Int(op.end), op, &state, into: &out)
@@ -154,7 +173,9 @@ struct TemplateLibrary: Sendable {
         return body.upperBound
     }
 
-    private func write(_ value: UnsafePointer<TemplateValue>, escaped: Bool, into out: inout OutputBytes) {
+    /// `spilling`: the output may be handed on between the parts of a `.chunks` value (no
+    /// indentation will be inserted before them).
+    private func write(_ value: UnsafePointer<TemplateValue>, escaped: Bool, spilling: Bool, into out: inout OutputBytes) {
         switch value.pointee {
         case .string(let text):
             if escaped { HTML.appendEscaped(text, to: &out) } else { out.append(utf8: text) }
@@ -166,7 +187,10 @@ struct TemplateLibrary: Sendable {
             if escaped {
                 HTML.appendEscaped(String(decoding: chunks.joined(), as: UTF8.self), to: &out)
             } else {
-                for chunk in chunks { out.append(contentsOf: chunk) }
+                for chunk in chunks {
+                    out.append(contentsOf: chunk)
+                    if spilling { out.spillIfFull() }
+                }
             }
         case .list, .object, .table:
             break

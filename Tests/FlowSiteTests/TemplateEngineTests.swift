@@ -22,10 +22,23 @@ struct TemplateEngineTests {
         return String(decoding: library.render(context, template: name), as: UTF8.self)
     }
 
+    /// Renders with ours, handed on in pieces of `pieceSize` bytes (as the index page is), put
+    /// back together.
+    static func oursInPieces(_ templates: [String: String], _ context: TemplateValue, _ name: String, pieceSize: Int) throws -> String {
+        var library = TemplateLibrary()
+        for (templateName, text) in templates { library.register(try CompiledTemplate(text), named: templateName) }
+        var bytes: [UInt8] = []
+        try library.render(context, template: name, pieceSize: pieceSize) { bytes.append(contentsOf: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func compare(_ templates: [String: String], _ context: TemplateValue, _ name: String = "main", sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
         let expected = try reference(templates, context, name)
         let actual = try ours(templates, context, name)
         #expect(actual == expected, "template \(name): \(templates[name] ?? "")", sourceLocation: sourceLocation)
+        // In the smallest pieces: cut after every part of a `.chunks` value that is not indented.
+        let inPieces = try oursInPieces(templates, context, name, pieceSize: 1)
+        #expect(inPieces == expected, "template \(name) in pieces: \(templates[name] ?? "")", sourceLocation: sourceLocation)
     }
 
     static let context: TemplateValue = [
@@ -60,11 +73,15 @@ struct TemplateEngineTests {
         "{{#yes}}\r\n  crlf standalone\r\n{{/yes}}\r\n",
         "{{{raw}}}|{{raw}}|<ul>{{{pieces}}}</ul>|{{pieces}}|[{{{noPieces}}}]\n",
         "{{#pieces}}has{{/pieces}}{{^pieces}}none{{/pieces}}\n  {{{pieces}}}\n",
+        // Pieces in an indented partial: the line after them is indented, so the output is not
+        // handed on between them there.
+        "<ul>\n  {{>pieceList}}\n</ul>\n{{>pieceList}}\n",
     ])
     func matchesTheReference(template: String) throws {
         let templates = [
             "main": template,
             "part": "<p>{{name}}</p>\n<p>{{labels.hello}}</p>\n",
+            "pieceList": "{{{pieces}}}\nafter {{name}}\n",
             "layout": "<title>{{$title}}Default{{/title}}</title>\n<main>\n  {{$body}}default body{{/body}}\n</main>\n",
         ]
         try Self.compare(templates, Self.context)
@@ -91,7 +108,8 @@ struct TemplateEngineTests {
             })
             _ = renderer.card(flow)
         }
-        _ = renderer.render(renderer.indexPage(cards: [Array("<li>x</li>".utf8), Array("<li>y & z</li>".utf8)], tags: [.init(name: "auth", count: 2)], flowCount: flows.count)) { Array($0) }
+        try renderer.render(renderer.indexPage(cards: [Array("<li>x</li>".utf8), Array("<li>y & z</li>".utf8)], tags: [.init(name: "auth", count: 2)], flowCount: flows.count),
+                            pieceSize: 4) { _ in }
         _ = renderer.searchPage(shards: [0, 2, 3])
         let renders = log.all
         #expect(Set(renders.map(\.name)).isSuperset(of: ["flow", "card", "index", "search", "token-cases"]))
@@ -126,6 +144,32 @@ struct TemplateEngineTests {
     /// A theme without overrides is the embedded one made once per process (`Theme.embedded`,
     /// which `SiteBuilder.prepare` warms): it equals the theme `load` makes through its whole
     /// path (an empty override folder), file for file, label for label, page for page.
+    /// The index page is handed to its file in pieces as it is rendered, never held whole: the
+    /// pieces make the page rendered in one piece, each but the last at least the piece size,
+    /// and a failing sink stops them and is rethrown.
+    @Test func theIndexPageIsHandedOnInPiecesThatMakeTheWholePage() throws {
+        struct Failure: Error {}
+        let renderer = PageRenderer(theme: try Theme.load(overrideDirectory: nil), config: SiteConfig(), results: nil, headExtra: "")
+        let cards = (0..<300).map { Array("<li class=\"flow-card\"><a href=\"flows/f\($0).html\">Flow \($0) &amp; more</a></li>\n".utf8) }
+        let page = renderer.indexPage(cards: cards, tags: [.init(name: "auth", count: 300)], flowCount: cards.count)
+        var whole: [[UInt8]] = []
+        try renderer.render(page, pieceSize: 1 << 30) { whole.append(Array($0)) }
+        #expect(whole.count == 1)
+        var pieces: [[UInt8]] = []
+        try renderer.render(page, pieceSize: 1024) { pieces.append(Array($0)) }
+        #expect(pieces.count > whole[0].count / 1024 / 2)
+        #expect(Array(pieces.joined()) == whole[0])
+        #expect(pieces.dropLast().allSatisfy { $0.count >= 1024 })
+        var calls = 0
+        #expect(throws: Failure.self) {
+            try renderer.render(page, pieceSize: 1024) { _ in
+                calls += 1
+                if calls == 2 { throw Failure() }
+            }
+        }
+        #expect(calls == 2)
+    }
+
     @Test func theSharedEmbeddedThemeIsTheOneLoadMakes() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowspec-empty-theme-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
