@@ -124,10 +124,10 @@ extension SiteBuilder {
     /// the next build waits for).
     func remember(_ written: WrittenState, output: String, in memory: SiteBuildMemory) {
         let cacheStamp = PreviousBuild.stamp(of: output)
-        var fragmentStamps: [(path: String, stamp: String, fragments: [String: SearchShardScript.Fragment])] = []
+        var fragmentStamps: [(path: String, stamp: String, shard: Int, lines: [SearchShardScript.Line])] = []
         for (shard, files) in written.search.written {
             let path = output + "/" + Self.searchShardPath(shard)
-            if let stamp = FileSystem.stamp(path) { fragmentStamps.append((path, stamp, files.fragments)) }
+            if let stamp = FileSystem.stamp(path) { fragmentStamps.append((path, stamp, shard, files.lines)) }
         }
         let stamped = fragmentStamps
         memory.pending.withLock { pending in
@@ -136,7 +136,13 @@ extension SiteBuilder {
                 memory.previous.withLock { $0 = [output: .init(stamp: cacheStamp, value: next)] }
                 memory.fragments.withLock { fragments in
                     fragments = fragments.filter { $0.key.hasPrefix(output + "/") }
-                    for item in stamped { fragments[item.path] = .init(stamp: item.stamp, value: item.fragments) }
+                    for item in stamped {
+                        // Where each flow's fragment lies in the script just written.
+                        let ranges = SearchShardScript.layout(shard: item.shard, item.lines).ranges
+                        var written: [String: SearchShardScript.Fragment] = [:]
+                        for (line, range) in zip(item.lines, ranges) { written[line.path] = line.fragment.isEmpty ? .empty : .kept(range) }
+                        fragments[item.path] = .init(stamp: item.stamp, value: written)
+                    }
                 }
             }
         }

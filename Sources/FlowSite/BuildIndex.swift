@@ -17,9 +17,9 @@ extension SiteBuilder {
     enum MadeShard: Sendable {
         /// The previous build's script and index are kept.
         case kept
-        /// To be written (`writeSearchShards`): the flows' fragments in index order, and (for
-        /// `serve`'s memory) by path.
-        case written(lines: [SearchShardScript.Line], fragments: [String: SearchShardScript.Fragment])
+        /// To be written (`writeSearchShards`): the flows' fragments in index order, and the
+        /// previous script the kept ones are read from.
+        case written(lines: [SearchShardScript.Line], previous: SearchShardScript.Previous?)
         /// The previous script, which unchanged flows' fragments come from, is missing or not
         /// the one its index describes.
         case unrecoverable
@@ -27,7 +27,7 @@ extension SiteBuilder {
 
     /// The search shards to write (script and its index) and the ones to link unchanged.
     struct SearchShardFiles: Sendable {
-        var written: [Int: (lines: [SearchShardScript.Line], fragments: [String: SearchShardScript.Fragment])]
+        var written: [Int: (lines: [SearchShardScript.Line], previous: SearchShardScript.Previous?)]
         var reused: [Int]
     }
 
@@ -141,7 +141,7 @@ extension SiteBuilder {
         for (shard, outcome) in made.values.enumerated() {
             switch outcome {
             case .kept: files.reused.append(shard)
-            case .written(let lines, let fragments): files.written[shard] = (lines, fragments)
+            case .written(let lines, let previous): files.written[shard] = (lines, previous)
             case .unrecoverable: throw SiteBuildError.previousSearchUnusable
             }
         }
@@ -152,19 +152,18 @@ extension SiteBuilder {
     /// `.unrecoverable` when unchanged flows' fragments cannot be taken from the previous script.
     private func searchShard(_ shard: Int, members: [Int], _ infos: [FlowInfo], output: String) -> MadeShard {
         var fragments: [String: SearchShardScript.Fragment] = [:]
+        var previous: SearchShardScript.Previous?
         if members.contains(where: { infos[$0].flow == nil }) {
             guard let kept = searchFragments(shard: shard, output: output) else { return .unrecoverable }
-            fragments = kept
+            (previous, fragments) = kept
         }
         var lines: [SearchShardScript.Line] = []
         lines.reserveCapacity(members.count)
-        var written: [String: SearchShardScript.Fragment] = [:]
         for index in members {
-            let fragment = infos[index].flow != nil ? infos[index].search[...] : (fragments[infos[index].path] ?? [])
+            let fragment = infos[index].flow != nil ? .bytes(infos[index].search[...]) : (fragments[infos[index].path] ?? .empty)
             lines.append((infos[index].path, fragment))
-            if options.memory != nil { written[infos[index].path] = fragment }
         }
-        return .written(lines: lines, fragments: written)
+        return .written(lines: lines, previous: previous)
     }
 
     /// Writes each shard to write as its script, then its index, on all cores; a script is
@@ -175,10 +174,12 @@ extension SiteBuilder {
         let failures = OrderedSlots<String?>(count: shards.count)
         DispatchQueue.concurrentPerform(iterations: shards.count) { position in
             let shard = shards[position]
-            let lines = search.written[shard]!.lines
+            let (lines, previous) = search.written[shard]!
             let script = root + "/" + Self.searchShardPath(shard), indexPath = root + "/" + Self.searchIndexPath(shard)
             do {
-                let produce = { (sink: (UnsafeRawBufferPointer) throws -> Void) in try SearchShardScript.write(shard: shard, lines, to: sink) }
+                let produce = { (sink: (UnsafeRawBufferPointer) throws -> Void) in
+                    try SearchShardScript.write(shard: shard, lines, previous: previous, to: sink)
+                }
                 let index = try replacing ? FileSystem.replace(at: script, produce) : FileSystem.write(to: script, produce)
                 try replacing ? FileSystem.replace(index, at: indexPath) : FileSystem.write(index, to: indexPath)
                 failures.set(position, nil)
@@ -189,19 +190,16 @@ extension SiteBuilder {
         if let failure = failures.values.lazy.compactMap({ $0 }).first { throw SiteBuildError(failure) }
     }
 
-    /// A search shard's fragments by spec path, taken from its script through its index: as the
-    /// memory holds them while the script is unchanged, else read.
-    func searchFragments(shard: Int, output: String) -> [String: SearchShardScript.Fragment]? {
+    /// A search shard's previous script, open, and its flows' fragments by spec path as ranges
+    /// of it: as the memory holds them while the script has the same stamp, else checked
+    /// against the shard's index.
+    func searchFragments(shard: Int, output: String) -> (SearchShardScript.Previous, [String: SearchShardScript.Fragment])? {
         let script = output + "/" + Self.searchShardPath(shard)
-        let read = { () -> [String: SearchShardScript.Fragment]? in
-            guard let index = try? FileSystem.read(output + "/" + Self.searchIndexPath(shard)), let bytes = try? FileSystem.read(script) else { return nil }
-            return SearchShardScript.fragments(shard: shard, index: index, script: bytes)
-        }
-        guard let memory = options.memory else { return read() }
-        guard let stamp = FileSystem.stamp(script) else { return nil }
-        if let known = SiteBuildMemory.recall(memory.fragments, key: script, stamp: stamp) { return known }
-        guard let fragments = read() else { return nil }
-        memory.fragments.withLock { $0[script] = .init(stamp: stamp, value: fragments) }
-        return fragments
+        guard let (previous, stamp) = SearchShardScript.Previous.open(script) else { return nil }
+        if let memory = options.memory, let known = SiteBuildMemory.recall(memory.fragments, key: script, stamp: stamp) { return (previous, known) }
+        guard let index = try? FileSystem.read(output + "/" + Self.searchIndexPath(shard)),
+              let fragments = SearchShardScript.fragments(shard: shard, index: index, previous: previous) else { return nil }
+        options.memory?.fragments.withLock { $0[script] = .init(stamp: stamp, value: fragments) }
+        return (previous, fragments)
     }
 }

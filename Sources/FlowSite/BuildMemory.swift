@@ -17,7 +17,7 @@ public final class SiteBuildMemory: Sendable {
     let theme = Locked<Remembered<Theme>?>(nil)
     /// By output folder (absolute).
     let previous = Locked<[String: Remembered<PreviousBuild>]>([:])
-    /// Search fragments by search-cache file (absolute).
+    /// Where each flow's search fragment lies in its shard's script, by script (absolute).
     let fragments = Locked<[String: Remembered<[String: SearchShardScript.Fragment]>]>([:])
     /// The index's cards with languages by translation group, and what each was made from (a
     /// value in memory, checked against its inputs rather than a file).

@@ -137,7 +137,12 @@ enum FileSystem {
     static func stamp(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+        return stamp(info)
+    }
+
+    /// `stamp` of a file already stat'ed (an open file's `fstat`).
+    static func stamp(_ info: stat) -> String {
+        "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
     }
 
     static func makeDirectory(_ path: String) throws {

@@ -14,7 +14,7 @@ import TestSupport
         return (0..<Int.random(in: 0...12, using: &generator)).map { number in
             let empty = Int.random(in: 0..<4, using: &generator) == 0
             let text = empty ? "" : "[" + (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined() + "]"
-            return ("flows/\(number)-\(Int.random(in: 0...99, using: &generator)).md", Array(text.utf8)[...])
+            return ("flows/\(number)-\(Int.random(in: 0...99, using: &generator)).md", .bytes(Array(text.utf8)[...]))
         }
     }
 
@@ -29,11 +29,29 @@ import TestSupport
         }
     }
 
+    /// A fragment's bytes: its own, or its range of `script`.
+    static func bytes(_ fragment: SearchShardScript.Fragment?, in script: [UInt8] = []) -> [UInt8]? {
+        switch fragment {
+        case .bytes(let bytes): Array(bytes)
+        case .kept(let range): range.upperBound <= script.count ? Array(script[range]) : nil
+        case nil: nil
+        }
+    }
+
+    /// Each line's fragment as bytes (kept ones from `script`), by path.
+    static func texts(_ fragments: [String: SearchShardScript.Fragment], in script: [UInt8]) -> [String: [UInt8]] {
+        fragments.compactMapValues { bytes($0, in: script) }
+    }
+
+    static func texts(_ lines: [SearchShardScript.Line], in script: [UInt8] = []) -> [String: [UInt8]] {
+        Dictionary(lines.map { ($0.path, bytes($0.fragment, in: script) ?? []) }, uniquingKeysWith: { _, last in last })
+    }
+
     /// The script as the site has always written it: prefix, non-empty fragments joined, end.
-    static func expectedScript(shard: Int, _ lines: [SearchShardScript.Line]) -> String {
+    static func expectedScript(shard: Int, _ lines: [SearchShardScript.Line], previous script: [UInt8] = []) -> String {
         "/* flowspec search index, shard \(shard): [href, title, context, text, lang] per entry. */\n"
             + "window.flowspecSearchIndex = (window.flowspecSearchIndex || []).concat([\n"
-            + lines.filter { !$0.fragment.isEmpty }.map { String(decoding: $0.fragment, as: UTF8.self) }.joined(separator: ",\n")
+            + lines.filter { !$0.fragment.isEmpty }.map { String(decoding: bytes($0.fragment, in: script) ?? [], as: UTF8.self) }.joined(separator: ",\n")
             + "\n]);\n"
     }
 
@@ -41,7 +59,11 @@ import TestSupport
         try Self.forEachShard(seed: 14, rounds: 300) { _, shard, lines, js, index in
             #expect(String(decoding: js, as: UTF8.self) == Self.expectedScript(shard: shard, lines))
             let back = try #require(SearchShardScript.fragments(shard: shard, index: index, script: js))
-            #expect(back == Dictionary(lines.map { ($0.path, $0.fragment) }, uniquingKeysWith: { _, last in last }))
+            #expect(Self.texts(back, in: js) == Self.texts(lines))
+            // Where `layout` says each fragment is.
+            let layout = SearchShardScript.layout(shard: shard, lines)
+            #expect(layout.size == js.count)
+            for (line, range) in zip(lines, layout.ranges) where !line.fragment.isEmpty { #expect(back[line.path] == .kept(range)) }
             // The index holds no fragment: it stays small whatever the script's size.
             #expect(index.count <= 64 + 72 + lines.reduce(0) { $0 + $1.path.utf8.count + 12 })
         }
@@ -54,11 +76,11 @@ import TestSupport
         let lines: [SearchShardScript.Line] = (0..<40).map { number in
             let size = Int.random(in: 0...60_000, using: &generator)
             let text = "[" + String(repeating: "é,\n", count: size / 4) + "]"
-            return ("flows/\(number).md", size == 0 ? [] : Array(text.utf8)[...])
+            return ("flows/\(number).md", size == 0 ? .empty : .bytes(Array(text.utf8)[...]))
         }
         var pieces: [Int] = []
         var script: [UInt8] = []
-        let index = try SearchShardScript.write(shard: 5, lines) { piece in
+        let index = try SearchShardScript.write(shard: 5, lines, previous: nil) { piece in
             pieces.append(piece.count)
             script.append(contentsOf: piece)
         }
@@ -66,7 +88,67 @@ import TestSupport
         #expect(pieces.dropLast().allSatisfy { $0 == SearchShardScript.chunkSize })
         #expect(String(decoding: script, as: UTF8.self) == Self.expectedScript(shard: 5, lines))
         let back = try #require(SearchShardScript.fragments(shard: 5, index: index, script: script))
-        #expect(back == Dictionary(lines.map { ($0.path, $0.fragment) }, uniquingKeysWith: { _, last in last }))
+        #expect(Self.texts(back, in: script) == Self.texts(lines))
+    }
+
+    /// A rebuild's script: the previous script is read from its file in pieces and checked, and
+    /// the kept fragments are read from it as the new one is written, in any order, beside new
+    /// ones; the result is the script made of the same fragments in memory.
+    @Test func keptFragmentsAreReadFromThePreviousScriptFile() throws {
+        let scratch = try Scratch()
+        var generator = SplitMix(seed: 17)
+        for round in 0..<60 {
+            let shard = round % SiteBuilder.searchShards
+            // Large fragments in some rounds: a script of several pieces.
+            var lines = Self.lines(&generator)
+            if round % 3 == 0 {
+                lines = lines.map { line in
+                    line.fragment.isEmpty ? line : (line.path, .bytes(Array(("[\"" + String(repeating: "é→x", count: Int.random(in: 1...40_000, using: &generator)) + "\"]").utf8)[...]))
+                }
+            }
+            let (js, index) = try SearchShardScript.make(shard: shard, lines)
+            let path = scratch.root + "/script-\(round).js"
+            try Data(js).write(to: URL(fileURLWithPath: path))
+            let (previous, kept) = try #require(SearchShardScript.open(shard: shard, index: index, script: path))
+            // The next build's lines: the kept ones shuffled, some replaced, some new.
+            var next: [SearchShardScript.Line] = lines.map { ($0.path, kept[$0.path]!) }.shuffled(using: &generator)
+            for position in next.indices where Int.random(in: 0..<4, using: &generator) == 0 {
+                next[position].fragment = .bytes(Array("[\"new \(position)\"]".utf8)[...])
+            }
+            next.append(("flows/added-\(round).md", .bytes(Array("[\"added\"]".utf8)[...])))
+            let (written, writtenIndex) = try SearchShardScript.make(shard: shard, next, previous: previous)
+            #expect(String(decoding: written, as: UTF8.self) == Self.expectedScript(shard: shard, next, previous: js))
+            let back = try #require(SearchShardScript.fragments(shard: shard, index: writtenIndex, script: written))
+            #expect(Self.texts(back, in: written) == Self.texts(next, in: js))
+            // A script edited since its index was written is not used, whatever its size.
+            var edited = js
+            let position = Int.random(in: 0..<js.count, using: &generator)
+            edited[position] ^= 0x01
+            try Data(edited).write(to: URL(fileURLWithPath: path))
+            #expect(SearchShardScript.open(shard: shard, index: index, script: path)?.fragments == nil, "byte \(position) changed")
+        }
+    }
+
+    /// The check takes a script in pieces of any size (a read can stop anywhere): the bytes
+    /// between fragments and the fingerprint's words are followed across pieces.
+    @Test func aScriptIsCheckedInPiecesOfAnySize() throws {
+        try Self.forEachShard(seed: 18, rounds: 200) { generator, shard, lines, js, index in
+            var pieces: [ArraySlice<UInt8>] = []
+            var start = 0
+            while start < js.count {
+                let end = min(js.count, start + Int.random(in: 1...13, using: &generator))
+                pieces.append(js[start..<end])
+                start = end
+            }
+            let back = try #require(SearchShardScript.fragments(shard: shard, index: index, script: pieces))
+            #expect(Self.texts(back, in: js) == Self.texts(lines))
+            var changed = pieces
+            let piece = try #require(changed.indices.filter { !changed[$0].isEmpty }.randomElement(using: &generator))
+            var bytes = Array(changed[piece])
+            bytes[Int.random(in: 0..<bytes.count, using: &generator)] ^= 0x20
+            changed[piece] = bytes[...]
+            #expect(SearchShardScript.fragments(shard: shard, index: index, script: changed) == nil)
+        }
     }
 
     @Test func aScriptThatIsNotTheIndexedOneGivesNothing() throws {
@@ -90,7 +172,7 @@ import TestSupport
         #expect(SearchShardScript.digest(twice) != SearchShardScript.digest(text))
         #expect(SearchShardScript.digest(Array(text.dropLast())) != SearchShardScript.digest(text))
         // A minifier's edit: the separators' line breaks gone.
-        let lines: [SearchShardScript.Line] = [("a.md", Array("[1]".utf8)[...]), ("b.md", Array("[2]".utf8)[...])]
+        let lines: [SearchShardScript.Line] = [("a.md", .bytes(Array("[1]".utf8)[...])), ("b.md", .bytes(Array("[2]".utf8)[...]))]
         let (js, index) = try SearchShardScript.make(shard: 3, lines)
         let minified = Array(String(decoding: js, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",").utf8)
         #expect(SearchShardScript.fragments(shard: 3, index: index, script: minified) == nil)
