@@ -56,8 +56,8 @@ struct BuildCommand: ParsableCommand {
             Terminal.writeError("error: the site was not built; fix the errors above (the previous site is unchanged)\n")
             throw ExitCode(report.diagnostics.contains { $0.isUnusableInput && $0.severity == .error } ? CommandExit.badInput : CommandExit.failures)
         }
-        let pages = report.renderedPages.count + report.reusedPages.count
-        Terminal.write("Built \(pages) flow page\(pages == 1 ? "" : "s") (\(report.renderedPages.count) rendered, \(report.reusedPages.count) unchanged)\n")
+        let pages = report.renderedPageCount + report.reusedPageCount
+        Terminal.write("Built \(pages) flow page\(pages == 1 ? "" : "s") (\(report.renderedPageCount) rendered, \(report.reusedPageCount) unchanged)\n")
         Terminal.write("Site: \(report.indexPath)\n")
     }
 }

@@ -108,7 +108,7 @@ public struct SiteServer: Sendable {
                 log(DiagnosticPrinter.text(report.diagnostics, color: false))
             }
             if report.succeeded {
-                log("Rebuilt in \(elapsed) ms: \(report.renderedPages.count) page\(report.renderedPages.count == 1 ? "" : "s") rendered, \(report.reusedPages.count) unchanged\n")
+                log("Rebuilt in \(elapsed) ms: \(report.renderedPageCount) page\(report.renderedPageCount == 1 ? "" : "s") rendered, \(report.reusedPageCount) unchanged\n")
             } else {
                 log("Not rebuilt: fix the errors above; still serving the previous site\n")
             }
