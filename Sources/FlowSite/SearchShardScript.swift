@@ -225,17 +225,10 @@ enum SearchShardScript {
         }
     }
 
-    /// The fragments by path of the script at `path`, as ranges of it, and the script opened to
-    /// read them from; nil when it cannot be read or when the index is damaged or does not
-    /// describe this very script: its fingerprint is in the index (a minifier run over the
-    /// site, an edit), and every byte between the fragments is checked. The script is read in
-    /// pieces, never whole.
-    static func open(shard: Int, index: [UInt8], script path: String) -> (previous: Previous, fragments: [String: Fragment])? {
-        guard let (previous, _) = Previous.open(path), let fragments = fragments(shard: shard, index: index, previous: previous) else { return nil }
-        return (previous, fragments)
-    }
-
-    /// `open`, of a script already open.
+    /// The fragments by path of an open previous script, as ranges of it; nil when it cannot be
+    /// read or when the index is damaged or does not describe this very script: its fingerprint
+    /// is in the index (a minifier run over the site, an edit), and every byte between the
+    /// fragments is checked. The script is read in pieces, never whole.
     static func fragments(shard: Int, index: [UInt8], previous: Previous) -> [String: Fragment]? {
         guard let expected = expectations(shard: shard, index: index) else { return nil }
         var check = ScriptCheck(expected)
@@ -243,7 +236,8 @@ enum SearchShardScript {
         return expected.fragments
     }
 
-    /// `open`, of a script in memory (the tests'), taken in the pieces given.
+    /// `fragments(shard:index:previous:)`, of a script in memory (the tests'), taken in the
+    /// pieces given.
     static func fragments(shard: Int, index: [UInt8], script pieces: [ArraySlice<UInt8>]) -> [String: Fragment]? {
         guard let expected = expectations(shard: shard, index: index) else { return nil }
         var check = ScriptCheck(expected)
@@ -352,21 +346,12 @@ enum SearchShardScript {
         }
     }
 
-    /// A 64-bit fingerprint of a script (multiply and shift over 8-byte words, then its size):
-    /// each step is a bijection of the running value, so a change confined to one word always
-    /// changes the result, and others do but for a chance of 2⁻⁶⁴. It tells an edited script from
-    /// the one an index describes. Not SHA-256, as the page keys are: scripts are megabytes, and
-    /// SHA-256 of them was 3.7 % of a full build's instructions.
-    static func digest(_ script: [UInt8]) -> String {
-        script.withUnsafeBytes { raw in
-            var fingerprint = Fingerprint()
-            let words = raw.count / 8 * 8
-            fingerprint.add(words: UnsafeRawBufferPointer(rebasing: raw[..<words]))
-            return fingerprint.finish(tail: UnsafeRawBufferPointer(rebasing: raw[words...]), count: raw.count)
-        }
-    }
-
-    /// `digest` taken piece by piece: whole words, then the tail and the size.
+    /// A 64-bit fingerprint of a script, taken piece by piece (multiply and shift over 8-byte
+    /// words, then the tail and the size): each step is a bijection of the running value, so a
+    /// change confined to one word always changes the result, and others do but for a chance of
+    /// 2⁻⁶⁴. It tells an edited script from the one an index describes. Not SHA-256, as the page
+    /// keys are: scripts are megabytes, and SHA-256 of them was 3.7 % of a full build's
+    /// instructions.
     struct Fingerprint {
         private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 

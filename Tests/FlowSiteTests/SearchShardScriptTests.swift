@@ -274,3 +274,21 @@ import TestSupport
         }
     }
 }
+
+/// The tests' ways in: a script file opened and checked in one call, and a script's fingerprint
+/// taken whole.
+extension SearchShardScript {
+    static func open(shard: Int, index: [UInt8], script path: String) -> (previous: Previous, fragments: [String: Fragment])? {
+        guard let (previous, _) = Previous.open(path), let fragments = fragments(shard: shard, index: index, previous: previous) else { return nil }
+        return (previous, fragments)
+    }
+
+    static func digest(_ script: [UInt8]) -> String {
+        script.withUnsafeBytes { raw in
+            var fingerprint = Fingerprint()
+            let words = raw.count / 8 * 8
+            fingerprint.add(words: UnsafeRawBufferPointer(rebasing: raw[..<words]))
+            return fingerprint.finish(tail: UnsafeRawBufferPointer(rebasing: raw[words...]), count: raw.count)
+        }
+    }
+}
