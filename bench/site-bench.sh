@@ -124,13 +124,14 @@ once() {
 # settle N: before a size's rounds, waits until the file system has forgotten earlier deletions.
 # This VM's root is ext4 without a journal: there, creating a file skips, one by one, every inode
 # of its allocation group freed in the last 60 s, or 360 s while its inode table block is not yet
-# written back (`recently_deleted`, fs/ext4/ialloc.c). A run started a minute after the previous
-# run's cleanup (30 000 files) spent an eighth of flowspec's CPU there, and 2 000 empty files
-# took 0.78 s to create instead of 0.05 s: a cost the tools that write a file per page pay
-# (flowspec, hugo, the per-file cmark-gfm) and the batch does not. So: `sync`, then create 2 000
-# empty files in a new folder (kept until the script ends: deleting them would start the clock
-# again), and while that takes over 0.1 s (50 µs a file), wait 30 s and try again, six minutes
-# at most. --ci only reports; it does not wait. The notes give the last probe and the wait.
+# written back (`recently_deleted`, fs/ext4/ialloc.c). A build in a new work folder a minute
+# after 30 000 files were deleted beside it (as a run's cleanup does) spent an eighth of its CPU
+# there, and 2 000 empty files took 0.78 s to create instead of 0.05 s: a cost the tools that
+# write a file per page pay (flowspec, hugo, the per-file cmark-gfm) and the batch does not.
+# So: `sync`, then create 2 000 empty files in a new folder (kept until the script ends:
+# deleting them would start the clock again), and while that takes over 0.1 s (50 µs a file),
+# wait 30 s and try again, six minutes at most. --ci only reports; it does not wait. The notes
+# give the last probe and the wait.
 settle() {
   local n=$1 attempt ms waited=0
   for attempt in $(seq 13); do
